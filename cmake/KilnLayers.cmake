@@ -1,0 +1,77 @@
+# One OBJECT library kiln_<folder> per layer folder that has sources, all linked
+# into ONE shared library `kiln` (alias kiln::kiln).
+#
+# Layers, lowest first (DESIGN.md): profiler <- memory <- trace <- jit <- frontend,
+# autotune -> profiler, jit -> autotune. Absent or empty folders are skipped, but
+# their globs are recorded (CONFIGURE_DEPENDS): adding the first .cpp later makes
+# the next build re-run CMake and pick the layer up.
+set(KILN_LAYERS profiler memory autotune trace jit frontend)
+
+# Third-party libraries each layer uses (compile usage + link). LLVM stays in jit/.
+set(KILN_LAYER_DEPS_profiler unwind::unwind)
+set(KILN_LAYER_DEPS_memory   TBB::tbb)
+set(KILN_LAYER_DEPS_autotune "")
+set(KILN_LAYER_DEPS_trace    TBB::tbb xxHash::xxhash)
+set(KILN_LAYER_DEPS_jit      kiln_llvm TBB::tbb)
+set(KILN_LAYER_DEPS_frontend TBB::tbb)
+
+# What every translation unit of kiln itself sees: C++20, the repo root (private
+# headers, e.g. "trace/segment.h") and include/ (public headers, <kiln/kiln.h>).
+add_library(kiln_internal INTERFACE)
+target_compile_features(kiln_internal INTERFACE cxx_std_20)
+target_include_directories(kiln_internal INTERFACE "${PROJECT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/include")
+target_link_libraries(kiln_internal INTERFACE kiln_warnings Threads::Threads)
+
+set(KILN_PRESENT_LAYERS "")
+foreach(_layer IN LISTS KILN_LAYERS)
+  file(GLOB_RECURSE _kiln_layer_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/${_layer}/*.cpp")
+  if(NOT _kiln_layer_sources)
+    continue()
+  endif()
+  add_library(kiln_${_layer} OBJECT ${_kiln_layer_sources})
+  set_target_properties(kiln_${_layer} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  target_link_libraries(kiln_${_layer} PUBLIC kiln_internal ${KILN_LAYER_DEPS_${_layer}})
+  list(APPEND KILN_PRESENT_LAYERS ${_layer})
+endforeach()
+
+add_library(kiln SHARED)
+add_library(kiln::kiln ALIAS kiln)
+foreach(_layer IN LISTS KILN_PRESENT_LAYERS)
+  target_link_libraries(kiln PRIVATE kiln_${_layer})   # adds the layer's objects
+endforeach()
+if(NOT KILN_PRESENT_LAYERS)
+  # Early in the project no layer has sources yet; keep the tree configurable.
+  message(WARNING "kiln: no layer folder has .cpp sources yet; libkiln.so will be empty")
+  file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/kiln_empty.cpp" CONTENT "// no layer sources yet\n")
+  target_sources(kiln PRIVATE "${PROJECT_BINARY_DIR}/kiln_empty.cpp")
+endif()
+
+target_compile_features(kiln PUBLIC cxx_std_20)
+target_include_directories(kiln PUBLIC
+  "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>"
+  "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+# Private: consumers of libkiln.so need none of these packages to compile or link.
+target_link_libraries(kiln PRIVATE kiln_internal kiln_llvm TBB::tbb xxHash::xxhash unwind::unwind Threads::Threads)
+# Unresolved symbols fail when linking libkiln.so, not later in every test and consumer.
+target_link_options(kiln PRIVATE "LINKER:--no-undefined")
+set_target_properties(kiln PROPERTIES
+  OUTPUT_NAME kiln
+  EXPORT_NAME kiln
+  VERSION ${PROJECT_VERSION}
+  SOVERSION 0
+  # Installed libkiln.so keeps an RPATH to non-system dependency dirs (e.g. /usr/lib/llvm-19/lib).
+  INSTALL_RPATH_USE_LINK_PATH ON)
+
+# tools/: the `kiln` command-line program. It is a program, not part of libkiln.so,
+# and uses public headers only (DESIGN.md), so it links kiln::kiln.
+file(GLOB_RECURSE _kiln_tool_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tools/*.cpp")
+if(_kiln_tool_sources)
+  add_executable(kiln_cli ${_kiln_tool_sources})
+  target_link_libraries(kiln_cli PRIVATE kiln::kiln kiln_warnings kiln_llvm TBB::tbb Threads::Threads)
+  set_target_properties(kiln_cli PROPERTIES
+    OUTPUT_NAME kiln
+    RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tools"
+    INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}"
+    INSTALL_RPATH_USE_LINK_PATH ON)
+  list(APPEND KILN_PRESENT_LAYERS tools)
+endif()

@@ -1,0 +1,147 @@
+// Elementwise ops: Tensor methods, free functions and operators, each a
+// thin call into the recorder (trace/record.h) with its registry OpId.
+#include <kiln/error.h>
+#include <kiln/frontend/functions.h>
+
+#include "frontend/handle.h"
+
+namespace kiln {
+
+using frontend::apply;
+using frontend::unwrap;
+using frontend::is_one;
+using frontend::scaled;
+using trace::OpId;
+
+
+// Unary ops: method and free function from one table.
+#define KILN_UNARY(method, op)                                                          \
+  Tensor Tensor::method() const { return apply(OpId::op, {unwrap(*this, #method)}); } \
+  Tensor method(const Tensor& x) { return x.method(); }
+KILN_UNARY(neg, Neg)
+KILN_UNARY(abs, Abs)
+KILN_UNARY(exp, Exp)
+KILN_UNARY(log, Log)
+KILN_UNARY(log1p, Log1p)
+KILN_UNARY(sqrt, Sqrt)
+KILN_UNARY(rsqrt, Rsqrt)
+KILN_UNARY(sin, Sin)
+KILN_UNARY(cos, Cos)
+KILN_UNARY(tanh, Tanh)
+KILN_UNARY(sigmoid, Sigmoid)
+KILN_UNARY(relu, Relu)
+KILN_UNARY(logical_not, LogicalNot)
+#undef KILN_UNARY
+
+// Binary ops taking a tensor or a number on the right.
+#define KILN_BINARY(method, op)                                                                              \
+  Tensor Tensor::method(const Tensor& o) const { return apply(OpId::op, {unwrap(*this, #method), unwrap(o, #method)}); } \
+  Tensor Tensor::method(Scalar o) const { return apply(OpId::op, {unwrap(*this, #method), o}); }                \
+  Tensor method(const Tensor& a, const Tensor& b) { return a.method(b); }
+KILN_BINARY(mul, Mul)
+KILN_BINARY(div, Div)
+KILN_BINARY(eq, Eq)
+KILN_BINARY(ne, Ne)
+KILN_BINARY(lt, Lt)
+KILN_BINARY(le, Le)
+KILN_BINARY(gt, Gt)
+KILN_BINARY(ge, Ge)
+#undef KILN_BINARY
+Tensor mul(const Tensor& a, Scalar b) { return a.mul(b); }
+Tensor div(const Tensor& a, Scalar b) { return a.div(b); }
+
+#define KILN_BINARY_TENSOR(method, op)                                                                       \
+  Tensor Tensor::method(const Tensor& o) const { return apply(OpId::op, {unwrap(*this, #method), unwrap(o, #method)}); } \
+  Tensor method(const Tensor& a, const Tensor& b) { return a.method(b); }
+KILN_BINARY_TENSOR(maximum, Maximum)
+KILN_BINARY_TENSOR(minimum, Minimum)
+KILN_BINARY_TENSOR(logical_and, LogicalAnd)
+KILN_BINARY_TENSOR(logical_or, LogicalOr)
+#undef KILN_BINARY_TENSOR
+
+Tensor Tensor::pow(const Tensor& e) const { return apply(OpId::Pow, {unwrap(*this, "pow"), unwrap(e, "pow")}); }
+Tensor Tensor::pow(Scalar e) const { return apply(OpId::Pow, {unwrap(*this, "pow"), e}); }
+Tensor pow(const Tensor& x, const Tensor& e) { return x.pow(e); }
+Tensor pow(const Tensor& x, Scalar e) { return x.pow(e); }
+Tensor pow(Scalar base, const Tensor& e) { return apply(OpId::Pow, {base, unwrap(e, "pow")}); }
+
+// add/sub with LibTorch's alpha: a + alpha * b.
+Tensor Tensor::add(const Tensor& o, Scalar alpha) const {
+  return is_one(alpha) ? apply(OpId::Add, {unwrap(*this, "add"), unwrap(o, "add")}) : add(o.mul(alpha));
+}
+Tensor Tensor::add(Scalar o, Scalar alpha) const {
+  return apply(OpId::Add, {unwrap(*this, "add"), scaled(o, alpha)});
+}
+Tensor Tensor::sub(const Tensor& o, Scalar alpha) const {
+  return is_one(alpha) ? apply(OpId::Sub, {unwrap(*this, "sub"), unwrap(o, "sub")}) : sub(o.mul(alpha));
+}
+Tensor Tensor::sub(Scalar o, Scalar alpha) const {
+  return apply(OpId::Sub, {unwrap(*this, "sub"), scaled(o, alpha)});
+}
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) { return a.add(b, alpha); }
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) { return a.add(b, alpha); }
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return a.sub(b, alpha); }
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha) { return a.sub(b, alpha); }
+
+Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
+  if (!lo && !hi) throw ValueError("[clamp] at least one of min and max must be given");
+  Tensor out = *this;
+  if (lo) out = apply(OpId::Maximum, {unwrap(out, "clamp"), *lo});
+  if (hi) out = apply(OpId::Minimum, {unwrap(out, "clamp"), *hi});
+  return out;
+}
+Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) { return x.clamp(lo, hi); }
+
+Tensor gelu(const Tensor& x, const std::string& approximate) {
+  if (approximate != "none" && approximate != "tanh")
+    throw ValueError(detail::cat("[gelu] approximate must be \"none\" or \"tanh\", got \"", approximate, "\""));
+  trace::Attrs attrs;
+  attrs.i[0] = approximate == "tanh";
+  return apply(OpId::Gelu, {unwrap(x, "gelu")}, attrs);
+}
+Tensor silu(const Tensor& x) { return x * x.sigmoid(); }
+
+Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
+  return apply(OpId::Where, {unwrap(c, "where"), unwrap(a, "where"), unwrap(b, "where")});
+}
+Tensor where(const Tensor& c, const Tensor& a, Scalar b) {
+  return apply(OpId::Where, {unwrap(c, "where"), unwrap(a, "where"), b});
+}
+Tensor where(const Tensor& c, Scalar a, const Tensor& b) {
+  return apply(OpId::Where, {unwrap(c, "where"), a, unwrap(b, "where")});
+}
+Tensor where(const Tensor& c, Scalar a, Scalar b) { return apply(OpId::Where, {unwrap(c, "where"), a, b}); }
+
+Tensor Tensor::to(ScalarType t) const {
+  const auto& x = unwrap(*this, "to");
+  return x.dtype == t ? *this : frontend::wrap(trace::convert(x, t));
+}
+
+// Operators.
+Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }
+Tensor operator+(const Tensor& a, Scalar b) { return a.add(b); }
+Tensor operator+(Scalar a, const Tensor& b) { return b.add(a); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return a.sub(b); }
+Tensor operator-(const Tensor& a, Scalar b) { return a.sub(b); }
+Tensor operator-(Scalar a, const Tensor& b) { return apply(OpId::Sub, {a, unwrap(b, "sub")}); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return a.mul(b); }
+Tensor operator*(const Tensor& a, Scalar b) { return a.mul(b); }
+Tensor operator*(Scalar a, const Tensor& b) { return b.mul(a); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return a.div(b); }
+Tensor operator/(const Tensor& a, Scalar b) { return a.div(b); }
+Tensor operator/(Scalar a, const Tensor& b) { return apply(OpId::Div, {a, unwrap(b, "div")}); }
+Tensor operator-(const Tensor& a) { return a.neg(); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
+Tensor operator==(const Tensor& a, Scalar b) { return a.eq(b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return a.ne(b); }
+Tensor operator!=(const Tensor& a, Scalar b) { return a.ne(b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return a.lt(b); }
+Tensor operator<(const Tensor& a, Scalar b) { return a.lt(b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return a.le(b); }
+Tensor operator<=(const Tensor& a, Scalar b) { return a.le(b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return a.gt(b); }
+Tensor operator>(const Tensor& a, Scalar b) { return a.gt(b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return a.ge(b); }
+Tensor operator>=(const Tensor& a, Scalar b) { return a.ge(b); }
+
+}  // namespace kiln

@@ -1,0 +1,119 @@
+// Reductions. sum/prod/amax/amin/argmax/argmin are primitives; mean, var,
+// std, softmax, log_softmax and logsumexp are built from them.
+#include <limits>
+
+#include <kiln/error.h>
+#include <kiln/frontend/functions.h>
+
+#include "frontend/handle.h"
+
+namespace kiln {
+
+using frontend::unwrap;
+using frontend::wrap;
+using trace::OpId;
+
+namespace {
+
+Tensor reduce(OpId op, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return wrap(trace::reduce(op, unwrap(x, trace::name(op)), dims, keepdim));
+}
+
+void require_float(const Tensor& x, const char* op) {
+  if (!x.is_floating_point())
+    throw DtypeError(detail::cat("[", op, "] needs a floating-point input, got ", x.dtype(),
+                                 " (convert with .to(kiln::kFloat32))"));
+}
+
+// Elements folded into each output of a reduction over `dims`.
+std::int64_t reduced_count(const Tensor& x, IntArrayRef dims, const char* op) {
+  if (dims.empty()) return x.numel();
+  std::int64_t n = 1;
+  for (std::int64_t d : dims)
+    if (x.dim() > 0) n *= x.size(trace::wrap_dim(d, static_cast<int>(x.dim()), op));
+  return n;
+}
+
+}  // namespace
+
+Tensor Tensor::sum() const { return reduce(OpId::Sum, *this, {}, false); }
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim) const { return reduce(OpId::Sum, *this, dims, keepdim); }
+Tensor Tensor::prod() const { return reduce(OpId::Prod, *this, {}, false); }
+Tensor Tensor::prod(std::int64_t dim, bool keepdim) const { return reduce(OpId::Prod, *this, dim, keepdim); }
+Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const { return reduce(OpId::Amax, *this, dims, keepdim); }
+Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const { return reduce(OpId::Amin, *this, dims, keepdim); }
+Tensor Tensor::max() const { return amax(); }
+Tensor Tensor::min() const { return amin(); }
+std::tuple<Tensor, Tensor> Tensor::max(std::int64_t dim, bool keepdim) const {
+  return {amax(dim, keepdim), argmax(dim, keepdim)};
+}
+std::tuple<Tensor, Tensor> Tensor::min(std::int64_t dim, bool keepdim) const {
+  return {amin(dim, keepdim), argmin(dim, keepdim)};
+}
+Tensor Tensor::argmax(std::optional<std::int64_t> dim, bool keepdim) const {
+  return dim ? reduce(OpId::Argmax, *this, *dim, keepdim) : reduce(OpId::Argmax, *this, {}, false);
+}
+Tensor Tensor::argmin(std::optional<std::int64_t> dim, bool keepdim) const {
+  return dim ? reduce(OpId::Argmin, *this, *dim, keepdim) : reduce(OpId::Argmin, *this, {}, false);
+}
+
+Tensor Tensor::mean() const { return mean({}, false); }
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const {
+  require_float(*this, "mean");
+  return sum(dims, keepdim) / static_cast<double>(reduced_count(*this, dims, "mean"));
+}
+
+Tensor Tensor::var(bool unbiased) const { return var({}, unbiased, false); }
+Tensor Tensor::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
+  require_float(*this, "var");
+  Tensor centered = *this - mean(dims, true);
+  double n = static_cast<double>(reduced_count(*this, dims, "var")) - (unbiased ? 1.0 : 0.0);
+  // n <= 0 divides by zero: inf or NaN, as LibTorch gives.
+  return (centered * centered).sum(dims, keepdim) / std::max(n, 0.0);
+}
+Tensor Tensor::std(bool unbiased) const { return var(unbiased).sqrt(); }
+Tensor Tensor::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
+  return var(dims, unbiased, keepdim).sqrt();
+}
+
+Tensor Tensor::softmax(std::int64_t dim) const {
+  require_float(*this, "softmax");
+  Tensor e = (*this - amax(dim, true)).exp();
+  return e / e.sum(dim, true);
+}
+
+Tensor Tensor::log_softmax(std::int64_t dim) const {
+  require_float(*this, "log_softmax");
+  Tensor shifted = *this - amax(dim, true);
+  return shifted - shifted.exp().sum(dim, true).log();
+}
+
+Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
+  Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
+  Tensor m = x.amax(dims, true);
+  // An all -inf (or +inf) slice must not turn into inf - inf = NaN.
+  Tensor shift = where(m.abs() == std::numeric_limits<double>::infinity(), 0.0, m);
+  Tensor out = (x - shift).exp().sum(dims, keepdim).log();
+  return out + shift.reshape(out.sizes());
+}
+
+Tensor sum(const Tensor& x) { return x.sum(); }
+Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim) { return x.sum(dims, keepdim); }
+Tensor mean(const Tensor& x) { return x.mean(); }
+Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) { return x.mean(dims, keepdim); }
+Tensor prod(const Tensor& x) { return x.prod(); }
+Tensor max(const Tensor& x) { return x.max(); }
+std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim) { return x.max(dim, keepdim); }
+Tensor min(const Tensor& x) { return x.min(); }
+std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim) { return x.min(dim, keepdim); }
+Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) { return x.amax(dims, keepdim); }
+Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) { return x.amin(dims, keepdim); }
+Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) { return x.argmax(dim, keepdim); }
+Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) { return x.argmin(dim, keepdim); }
+Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) { return x.var(dims, unbiased, keepdim); }
+Tensor std(const Tensor& x, IntArrayRef dims, bool unbiased, bool keepdim) { return x.std(dims, unbiased, keepdim); }
+Tensor softmax(const Tensor& x, std::int64_t dim) { return x.softmax(dim); }
+Tensor log_softmax(const Tensor& x, std::int64_t dim) { return x.log_softmax(dim); }
+Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) { return x.logsumexp(dims, keepdim); }
+
+}  // namespace kiln

@@ -1,0 +1,50 @@
+// kiln's own controls, and the wiring of the layers: the frontend is the
+// layer that knows both trace/ and jit/, so it registers the engine as the
+// trace's executor when libkiln is loaded.
+#include <kiln/frontend/runtime.h>
+#include <kiln/memory/memory.h>
+
+#include "jit/engine.h"
+#include "jit/threads.h"
+#include "profiler/counters.h"
+#include "trace/executor.h"
+#include "trace/trace_buffer.h"
+
+namespace kiln {
+namespace {
+
+// Runs at load time of libkiln, before any user code can record an op.
+const bool engine_registered = [] {
+  trace::set_executor(&jit::engine());
+  return true;
+}();
+
+}  // namespace
+
+void sync() { trace::flush_all(profiler::CutReason::Sync); }
+
+Stats stats() {
+  Stats s = profiler::snapshot();
+  memory::MemoryStats m = memory::stats();
+  s.allocations = m.allocations;
+  s.pool_hits = m.pool_hits;
+  s.bytes_allocated_total = m.bytes_allocated_total;
+  s.live_bytes = m.live_bytes;
+  s.peak_bytes = m.peak_bytes;
+  s.pooled_bytes = m.pooled_bytes;
+  s.budget_bytes = m.budget_bytes;
+  s.oom_errors = m.oom_errors;
+  return s;
+}
+
+void reset_stats() {
+  profiler::reset();
+  memory::reset_peak();
+}
+
+void set_memory_budget(std::size_t bytes) { memory::set_budget(bytes); }
+void set_trace_limit(std::int64_t ops) { trace::set_trace_limit(ops); }
+void set_num_threads(int n) { jit::set_num_threads(n); }
+int get_num_threads() { return jit::num_threads(); }
+
+}  // namespace kiln

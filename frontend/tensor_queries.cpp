@@ -1,0 +1,48 @@
+// Tensor's queries: answered from the handle, never materializing.
+#include <kiln/error.h>
+#include <kiln/frontend/tensor.h>
+
+#include "frontend/handle.h"
+
+namespace kiln {
+namespace frontend {
+
+const trace::TensorImpl& unwrap(const Tensor& t, const char* op) {
+  if (!t.defined()) throw ValueError(detail::cat("[", op, "] called on an undefined tensor"));
+  return *t.impl();
+}
+
+Tensor apply(trace::OpId op, std::initializer_list<trace::Input> inputs, trace::Attrs attrs) {
+  return wrap(trace::elementwise(op, inputs, attrs));
+}
+
+}  // namespace frontend
+
+using frontend::unwrap;
+
+const trace::TensorImpl& Tensor::checked() const { return unwrap(*this, "tensor"); }
+
+IntArrayRef Tensor::sizes() const { return checked().geo.shape(); }
+IntArrayRef Tensor::strides() const { return checked().geo.stride(); }
+std::int64_t Tensor::dim() const { return checked().geo.ndim; }
+std::int64_t Tensor::numel() const { return checked().geo.numel(); }
+ScalarType Tensor::dtype() const { return checked().dtype; }
+bool Tensor::is_contiguous() const { return checked().geo.is_contiguous(); }
+
+std::int64_t Tensor::size(std::int64_t d) const {
+  const auto& g = unwrap(*this, "size").geo;
+  if (g.ndim == 0) throw IndexError("[size] a zero-dim tensor has no dims");
+  return g.sizes[trace::wrap_dim(d, g.ndim, "size")];
+}
+
+std::int64_t Tensor::stride(std::int64_t d) const {
+  const auto& g = unwrap(*this, "stride").geo;
+  if (g.ndim == 0) throw IndexError("[stride] a zero-dim tensor has no dims");
+  return g.strides[trace::wrap_dim(d, g.ndim, "stride")];
+}
+
+bool Tensor::is_same_storage(const Tensor& other) const {
+  return defined() && other.defined() && impl_->storage == other.impl()->storage;
+}
+
+}  // namespace kiln

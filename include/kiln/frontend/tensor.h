@@ -1,0 +1,230 @@
+// kiln::Tensor: the handle user code works with, named and behaving like
+// LibTorch's torch::Tensor.
+//
+// A Tensor is a cheap, shared handle: copies alias the same data, as in
+// LibTorch. Every op returns at once; it is recorded into the calling
+// thread's trace buffer and run when a value is needed (item(), data_ptr(),
+// to_vector(), printing, conversion to bool, kiln::sync()). Shape and dtype
+// errors are thrown by the op call itself, never later. Views (view,
+// transpose, slice, ...) share storage with their base: writes through one
+// are seen by the other, however reads and writes are deferred.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <kiln/array_ref.h>
+#include <kiln/dtype.h>
+#include <kiln/frontend/options.h>
+#include <kiln/scalar.h>
+
+namespace kiln {
+namespace trace {
+struct TensorImpl;
+}
+
+class Tensor {
+ public:
+  /// An undefined tensor (defined() is false), like LibTorch's default.
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<trace::TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // --- Queries (no materialization) -----------------------------------
+  bool defined() const { return impl_ != nullptr; }
+  IntArrayRef sizes() const;
+  IntArrayRef strides() const;
+  /// Size of dim `d` (negative counts from the end).
+  std::int64_t size(std::int64_t d) const;
+  std::int64_t stride(std::int64_t d) const;
+  std::int64_t dim() const;
+  std::int64_t numel() const;
+  ScalarType dtype() const;
+  ScalarType scalar_type() const { return dtype(); }
+  std::size_t element_size() const { return kiln::element_size(dtype()); }
+  bool is_contiguous() const;
+  bool is_floating_point() const { return kiln::is_floating_point(dtype()); }
+  TensorOptions options() const { return TensorOptions(dtype()); }
+  /// True when both share one storage (a view and its base).
+  bool is_same_storage(const Tensor& other) const;
+
+  // --- Reading values (each is a materialization point) ---------------
+  /// The single element, converted to T. kiln::ValueError unless numel() == 1.
+  template <class T>
+  T item() const;
+  Scalar item() const;
+  /// Pointer to the first element; T must match dtype(). Writing through it
+  /// is allowed (pending readers of this data run first).
+  template <class T>
+  T* data_ptr() const;
+  /// The elements in row-major order (kiln's addition), converted to T.
+  template <class T>
+  std::vector<T> to_vector() const;
+  /// Python's bool(t): kiln::ValueError unless numel() == 1.
+  explicit operator bool() const;
+
+  // --- Conversions and copies -----------------------------------------
+  Tensor to(ScalarType dtype) const;
+  Tensor clone() const;
+  Tensor contiguous() const;
+  Tensor detach() const { return *this; }
+
+  // --- Elementwise ------------------------------------------------------
+  Tensor add(const Tensor& other, Scalar alpha = 1) const;
+  Tensor add(Scalar other, Scalar alpha = 1) const;
+  Tensor sub(const Tensor& other, Scalar alpha = 1) const;
+  Tensor sub(Scalar other, Scalar alpha = 1) const;
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(Scalar other) const;
+  Tensor div(const Tensor& other) const;
+  Tensor div(Scalar other) const;
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor log1p() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(Scalar exponent) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(Scalar other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(Scalar other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(Scalar other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(Scalar other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(Scalar other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(Scalar other) const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+  Tensor logical_not() const;
+
+  // --- Reductions (dims may be negative; empty dims = all) -------------
+  Tensor sum() const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false) const;
+  Tensor prod() const;
+  Tensor prod(std::int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  std::tuple<Tensor, Tensor> max(std::int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(std::int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false) const;
+  /// Variance with Bessel's correction when `unbiased` (LibTorch's default).
+  Tensor var(bool unbiased = true) const;
+  Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor softmax(std::int64_t dim) const;
+  Tensor log_softmax(std::int64_t dim) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+
+  // --- Linear algebra ---------------------------------------------------
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor t() const;
+
+  // --- Shape and views (share storage with *this) -----------------------
+  Tensor view(IntArrayRef shape) const;
+  Tensor reshape(IntArrayRef shape) const;
+  Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
+  Tensor squeeze() const;
+  Tensor squeeze(std::int64_t dim) const;
+  Tensor unsqueeze(std::int64_t dim) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor slice(std::int64_t dim = 0, std::optional<std::int64_t> start = std::nullopt,
+               std::optional<std::int64_t> end = std::nullopt, std::int64_t step = 1) const;
+  Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
+  Tensor select(std::int64_t dim, std::int64_t index) const;
+  /// Copies (not a view), as in LibTorch.
+  Tensor index_select(std::int64_t dim, const Tensor& index) const;
+  Tensor gather(std::int64_t dim, const Tensor& index) const;
+  std::vector<Tensor> split(std::int64_t split_size, std::int64_t dim = 0) const;
+  std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const;
+
+  // --- In place (return *this) ------------------------------------------
+  Tensor& add_(const Tensor& other, Scalar alpha = 1);
+  Tensor& add_(Scalar other, Scalar alpha = 1);
+  Tensor& sub_(const Tensor& other, Scalar alpha = 1);
+  Tensor& sub_(Scalar other, Scalar alpha = 1);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(Scalar other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(Scalar other);
+  Tensor& zero_();
+  Tensor& fill_(Scalar value);
+  Tensor& copy_(const Tensor& src);
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& relu_();
+
+  Tensor& operator+=(const Tensor& o) { return add_(o); }
+  Tensor& operator+=(Scalar o) { return add_(o); }
+  Tensor& operator-=(const Tensor& o) { return sub_(o); }
+  Tensor& operator-=(Scalar o) { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) { return mul_(o); }
+  Tensor& operator*=(Scalar o) { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) { return div_(o); }
+  Tensor& operator/=(Scalar o) { return div_(o); }
+
+  /// The implementation (for kiln's own layers and tests).
+  const std::shared_ptr<trace::TensorImpl>& impl() const { return impl_; }
+
+ private:
+  const trace::TensorImpl& checked() const;
+  std::shared_ptr<trace::TensorImpl> impl_;
+};
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, Scalar b);
+Tensor operator+(Scalar a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, Scalar b);
+Tensor operator-(Scalar a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, Scalar b);
+Tensor operator*(Scalar a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, Scalar b);
+Tensor operator/(Scalar a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, Scalar b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, Scalar b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, Scalar b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, Scalar b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, Scalar b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, Scalar b);
+
+/// Prints values and shape like LibTorch (a materialization point).
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace kiln

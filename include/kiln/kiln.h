@@ -1,0 +1,13 @@
+// The whole kiln API: `#include <kiln/kiln.h>`.
+#pragma once
+
+#include <kiln/array_ref.h>
+#include <kiln/dtype.h>
+#include <kiln/error.h>
+#include <kiln/frontend/creation.h>
+#include <kiln/frontend/functions.h>
+#include <kiln/frontend/options.h>
+#include <kiln/frontend/runtime.h>
+#include <kiln/frontend/tensor.h>
+#include <kiln/profiler/stats.h>
+#include <kiln/scalar.h>

@@ -1,0 +1,81 @@
+// kiln's allocator: pooled, 64-byte aligned buffers under a memory budget.
+//
+// Tensor storage comes from here. Requests are rounded up to a size class
+// (64-byte steps up to 4 KiB, then four steps per power of two: 5K, 6K, 7K,
+// 8K, 10K, ...; at most 25% slack), and a released block is cached in its
+// class's free list, so a training loop that frees and reallocates the same
+// shapes every step stops calling the system allocator after the first step.
+//
+// The budget bounds live bytes (the capacity of blocks handed out and not yet
+// released). Pooled blocks do not count against it, but under pressure the
+// pool is returned to the system before anything fails. When a request
+// cannot fit, allocate() throws kiln::OutOfMemory with a report of what holds
+// memory; nothing changes on failure except the oom_errors counter and the
+// (emptied) pool.
+//
+// Every function here is thread safe. The allocator is process-wide.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace kiln::memory {
+
+/// A buffer from allocate(). `bytes` is the capacity reserved (the size class,
+/// at least the request); pass the Block back unchanged to release().
+struct Block {
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+};
+
+/// Returns a 64-byte aligned block of at least `bytes` bytes. bytes == 0 gives
+/// a valid, non-null 64-byte block. Throws kiln::OutOfMemory (with a report)
+/// if live bytes would exceed the budget, or if the system has no memory;
+/// throws kiln::ValueError on first use if KILN_MEMORY_BUDGET is malformed.
+Block allocate(std::size_t bytes);
+
+/// Returns a block from allocate() to its size class's pool. A null block is
+/// ignored.
+void release(Block block) noexcept;
+
+/// Limits live bytes to `bytes`; 0 means unlimited. Overrides
+/// KILN_MEMORY_BUDGET. Lowering the budget below the current live bytes
+/// frees nothing: the next allocation fails instead.
+void set_budget(std::size_t bytes);
+
+/// The current budget in bytes, 0 when unlimited. Unless set_budget() was
+/// called first, it comes from KILN_MEMORY_BUDGET (parse_bytes syntax; unset
+/// or empty means unlimited), read once at first use of the allocator.
+std::size_t budget();
+
+/// Frees every pooled (cached, unused) block to the system.
+void trim() noexcept;
+
+/// Counters since process start; capacities, not requested sizes.
+struct MemoryStats {
+  std::uint64_t allocations = 0;            // calls to allocate() that succeeded
+  std::uint64_t pool_hits = 0;              // ... of which were served from the pool
+  std::uint64_t bytes_allocated_total = 0;  // capacity handed out, summed over all allocations
+  std::uint64_t live_bytes = 0;             // capacity handed out and not released
+  std::uint64_t peak_bytes = 0;             // maximum of live_bytes since start or reset_peak()
+  std::uint64_t pooled_bytes = 0;           // capacity cached in the pool
+  std::uint64_t budget_bytes = 0;           // budget(); 0 = unlimited
+  std::uint64_t oom_errors = 0;             // OutOfMemory thrown
+};
+
+/// A snapshot of the counters (each read atomically; under concurrent use
+/// they may be a few operations apart).
+MemoryStats stats();
+
+/// Sets peak_bytes to the current live_bytes, to measure the peak of a region.
+void reset_peak();
+
+/// Parses a byte count: digits with an optional fraction and an optional
+/// binary suffix K, M, G or T (upper or lower case, optionally followed by B
+/// or iB; K = 1024): "123", "64K", "512M", "2G", "1.5G", "4GiB". Fractions
+/// round down to whole bytes. Throws kiln::ValueError naming the text for
+/// anything else: empty, signs, spaces, junk, or more than SIZE_MAX bytes.
+std::size_t parse_bytes(std::string_view text);
+
+}  // namespace kiln::memory

@@ -1,0 +1,128 @@
+#include "jit/kernels/elementwise.h"
+
+#include <cstring>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <kiln/error.h>
+
+#include "jit/kernels/strided_loop.h"
+
+namespace kiln::jit::kernels {
+namespace {
+
+// Elements per staging tile: small enough for the stack and L1, large
+// enough that the per-tile call is noise.
+constexpr std::int64_t kTile = 512;
+constexpr std::int64_t kMaxElementBytes = 8;
+
+template <class Carrier>
+void gather_as(char* dst, const char* src, std::int64_t stride, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) std::memcpy(dst + i * sizeof(Carrier), src + i * stride, sizeof(Carrier));
+}
+template <class Carrier>
+void scatter_as(char* dst, std::int64_t stride, const char* src, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) std::memcpy(dst + i * stride, src + i * sizeof(Carrier), sizeof(Carrier));
+}
+
+// Strided copies by element size, so that staging is dtype-agnostic.
+void gather(char* dst, const char* src, std::int64_t stride, std::int64_t n, std::size_t size) {
+  switch (size) {
+    case 1: return gather_as<std::uint8_t>(dst, src, stride, n);
+    case 4: return gather_as<std::uint32_t>(dst, src, stride, n);
+    default: return gather_as<std::uint64_t>(dst, src, stride, n);
+  }
+}
+void scatter(char* dst, std::int64_t stride, const char* src, std::int64_t n, std::size_t size) {
+  switch (size) {
+    case 1: return scatter_as<std::uint8_t>(dst, stride, src, n);
+    case 4: return scatter_as<std::uint32_t>(dst, stride, src, n);
+    default: return scatter_as<std::uint64_t>(dst, stride, src, n);
+  }
+}
+
+struct Driver {
+  StridedLoop loop;  // operand 0 is the output, k + 1 is input k
+  char* base[StridedLoop::kMaxOperands] = {};
+  std::size_t element_size[StridedLoop::kMaxOperands] = {};
+  ContiguousLoop body = nullptr;
+  const void* params = nullptr;
+
+  // One run: `n` elements from row-major position `first`.
+  void run(const std::int64_t* offsets, std::int64_t first, std::int64_t n) const {
+    const int inputs = loop.operands - 1;
+    bool contiguous = true;
+    for (int k = 0; k < loop.operands; ++k)
+      contiguous &= loop.inner_stride(k) == static_cast<std::int64_t>(element_size[k]);
+    char* out = base[0] + offsets[0];
+    const char* in[StridedLoop::kMaxOperands - 1];
+    for (int k = 0; k < inputs; ++k) in[k] = base[k + 1] + offsets[k + 1];
+    if (contiguous) return body(params, out, in, first, n);
+
+    alignas(64) char tiles[StridedLoop::kMaxOperands][kTile * kMaxElementBytes];
+    const char* staged[StridedLoop::kMaxOperands - 1];
+    bool broadcast_filled[StridedLoop::kMaxOperands - 1] = {};
+    for (std::int64_t t = 0; t < n; t += kTile) {
+      const std::int64_t m = std::min(kTile, n - t);
+      for (int k = 0; k < inputs; ++k) {
+        const std::int64_t stride = loop.inner_stride(k + 1);
+        const std::size_t size = element_size[k + 1];
+        char* tile = tiles[k + 1];
+        if (stride == static_cast<std::int64_t>(size)) {
+          staged[k] = in[k] + t * stride;
+        } else if (stride == 0) {  // one value for the whole run: fill its tile once
+          if (!broadcast_filled[k])
+            for (std::int64_t i = 0; i < std::min(kTile, n); ++i) std::memcpy(tile + i * size, in[k], size);
+          broadcast_filled[k] = true;
+          staged[k] = tile;
+        } else {
+          gather(tile, in[k] + t * stride, stride, m, size);
+          staged[k] = tile;
+        }
+      }
+      const std::int64_t out_stride = loop.inner_stride(0);
+      const bool out_direct = out_stride == static_cast<std::int64_t>(element_size[0]);
+      char* target = out_direct ? out + t * out_stride : tiles[0];
+      body(params, target, staged, first + t, m);
+      if (!out_direct) scatter(out + t * out_stride, out_stride, tiles[0], m, element_size[0]);
+    }
+  }
+
+  void run_range(std::int64_t begin, std::int64_t end) const {
+    for_each_run(loop, begin, end,
+                 [this](const std::int64_t* offsets, std::int64_t first, std::int64_t n) { run(offsets, first, n); });
+  }
+};
+
+}  // namespace
+
+void run_elementwise(const TensorArg& out, std::span<const TensorArg> in, ContiguousLoop body,
+                     const void* params) {
+  KILN_CHECK(in.size() < StridedLoop::kMaxOperands, "too many operands: ", in.size());
+  const std::int64_t numel = out.numel();
+  if (numel == 0) return;
+
+  Driver driver;
+  driver.body = body;
+  driver.params = params;
+  StridedLoop& loop = driver.loop;
+  loop.ndim = out.geo.ndim;
+  loop.operands = static_cast<int>(in.size()) + 1;
+  for (int k = 0; k < loop.operands; ++k) {
+    const TensorArg& arg = k == 0 ? out : in[k - 1];
+    KILN_CHECK(arg.geo.ndim == out.geo.ndim, "operand ", k, " has ", arg.geo.ndim, " dims, output ", out.geo.ndim);
+    driver.base[k] = arg.data;
+    driver.element_size[k] = element_size(arg.dtype);
+    for (int d = 0; d < loop.ndim; ++d)
+      loop.byte_strides[k][d] = arg.geo.strides[d] * static_cast<std::int64_t>(driver.element_size[k]);
+  }
+  for (int d = 0; d < loop.ndim; ++d) loop.sizes[d] = out.geo.sizes[d];
+  loop.coalesce();
+
+  if (numel <= kElementwiseGrain) return driver.run_range(0, numel);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, numel, kElementwiseGrain),
+                    [&driver](const tbb::blocked_range<std::int64_t>& r) { driver.run_range(r.begin(), r.end()); });
+}
+
+}  // namespace kiln::jit::kernels

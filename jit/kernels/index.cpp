@@ -1,0 +1,110 @@
+// index_select and gather: out[p] = src[p with p[dim] replaced by index(p)].
+// For index_select, index(p) = index[p[dim]] (a 1-D index); for gather,
+// index(p) = index[p] (the index has the output's shape). Every index is
+// checked before anything is written, so a bad one leaves the output as it
+// was and throws kiln::IndexError.
+#include <cstring>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <kiln/error.h>
+
+#include "jit/kernels/elementwise.h"
+#include "jit/kernels/strided_loop.h"
+
+namespace kiln::jit::kernels {
+namespace {
+
+void check_indices(const KernelCall& c, int dim, std::int64_t bound) {
+  const TensorArg& index = c.in[1];
+  KILN_CHECK(index.dtype == kInt64, "index dtype ", index.dtype);
+  StridedLoop loop;
+  loop.ndim = index.geo.ndim;
+  loop.operands = 1;
+  for (int d = 0; d < loop.ndim; ++d) {
+    loop.sizes[d] = index.geo.sizes[d];
+    loop.byte_strides[0][d] = index.geo.strides[d] * 8;
+  }
+  loop.coalesce();
+  const std::int64_t stride = loop.inner_stride(0);
+  for_each_run(loop, 0, index.numel(), [&](const std::int64_t* offsets, std::int64_t, std::int64_t n) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      std::int64_t v;
+      std::memcpy(&v, index.data + offsets[0] + j * stride, 8);
+      if (v < 0 || v >= bound)
+        throw IndexError(detail::cat("[", trace::name(c.node->op), "] index ", v,
+                                     " is out of bounds for dimension ", dim, " with size ", bound));
+    }
+  });
+}
+
+template <class Carrier>
+void copy_selected(const StridedLoop& loop, char* const* base, std::int64_t src_dim_stride,
+                   std::int64_t begin, std::int64_t end) {
+  const std::int64_t out_stride = loop.inner_stride(0), src_stride = loop.inner_stride(1),
+                     index_stride = loop.inner_stride(2);
+  for_each_run(loop, begin, end, [&](const std::int64_t* offsets, std::int64_t, std::int64_t n) {
+    char* out = base[0] + offsets[0];
+    const char* src = base[1] + offsets[1];
+    const char* index = base[2] + offsets[2];
+    for (std::int64_t j = 0; j < n; ++j) {
+      std::int64_t v;
+      std::memcpy(&v, index + j * index_stride, 8);
+      std::memcpy(out + j * out_stride, src + j * src_stride + v * src_dim_stride, sizeof(Carrier));
+    }
+  });
+}
+
+// `index_strides` gives the index operand's element strides over the output's dims.
+void run_index_op(const KernelCall& c, const std::int64_t* index_strides) {
+  const TensorArg &src = c.in[0], &out = c.out;
+  const int dim = static_cast<int>(c.node->attrs.i[0]);
+  KILN_CHECK(dim >= 0 && dim < src.geo.ndim && src.geo.ndim == out.geo.ndim, "dim ", dim, " of ",
+             trace::shape_str(src.geo.shape()));
+  KILN_CHECK(src.dtype == out.dtype, "source ", src.dtype, " output ", out.dtype);
+  check_indices(c, dim, src.geo.sizes[dim]);
+  const std::int64_t numel = out.numel();
+  if (numel == 0) return;
+
+  const std::int64_t size = static_cast<std::int64_t>(element_size(out.dtype));
+  StridedLoop loop;
+  loop.ndim = out.geo.ndim;
+  loop.operands = 3;
+  for (int d = 0; d < loop.ndim; ++d) {
+    loop.sizes[d] = out.geo.sizes[d];
+    loop.byte_strides[0][d] = out.geo.strides[d] * size;
+    loop.byte_strides[1][d] = d == dim ? 0 : src.geo.strides[d] * size;  // index supplies the position
+    loop.byte_strides[2][d] = index_strides[d] * 8;
+  }
+  loop.coalesce();
+  char* const base[3] = {out.data, src.data, c.in[1].data};
+  const std::int64_t src_dim_stride = src.geo.strides[dim] * size;
+  auto copy_range = [&](std::int64_t begin, std::int64_t end) {
+    switch (size) {
+      case 1: return copy_selected<std::uint8_t>(loop, base, src_dim_stride, begin, end);
+      case 4: return copy_selected<std::uint32_t>(loop, base, src_dim_stride, begin, end);
+      default: return copy_selected<std::uint64_t>(loop, base, src_dim_stride, begin, end);
+    }
+  };
+  if (numel <= kElementwiseGrain) return copy_range(0, numel);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, numel, kElementwiseGrain),
+                    [&](const tbb::blocked_range<std::int64_t>& r) { copy_range(r.begin(), r.end()); });
+}
+
+}  // namespace
+
+void IndexSelect(const KernelCall& c) {
+  const int dim = static_cast<int>(c.node->attrs.i[0]);
+  KILN_CHECK(c.in[1].geo.ndim == 1, "index_select index has ", c.in[1].geo.ndim, " dims");
+  std::int64_t index_strides[trace::kMaxDims] = {};
+  if (dim >= 0 && dim < trace::kMaxDims) index_strides[dim] = c.in[1].geo.strides[0];
+  run_index_op(c, index_strides);
+}
+
+void Gather(const KernelCall& c) {
+  KILN_CHECK(c.in[1].geo.ndim == c.out.geo.ndim, "gather index has ", c.in[1].geo.ndim, " dims");
+  run_index_op(c, c.in[1].geo.strides);
+}
+
+}  // namespace kiln::jit::kernels

@@ -1,0 +1,106 @@
+// The driver shared by the reduction kernels: splits a reduction into the
+// kept dims (one output element each) and the reduced dims, and folds every
+// output's elements with a Reducer in row-major order.
+//
+// Long reductions are cut into chunks of kReductionChunk positions whose
+// partial results are combined in chunk order. The chunks are the same
+// whatever the number of threads, so results never depend on the split.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "jit/kernels/dtype_dispatch.h"
+#include "jit/kernels/kernel.h"
+#include "jit/kernels/strided_loop.h"
+
+namespace kiln::jit::kernels {
+
+inline constexpr std::int64_t kReductionChunk = 32 * 1024;
+
+/// The kept dims (operands: output, input) and the reduced dims (operand:
+/// input) of a reduction kernel call.
+struct ReductionShape {
+  StridedLoop kept;
+  StridedLoop reduced;
+};
+ReductionShape reduction_shape(const KernelCall& call);
+
+/// Writes `value` into `out` converted to `dtype`.
+template <class V>
+void store_as(ScalarType dtype, char* out, V value) {
+  visit_dtype<kAllTypes>(dtype, "reduction", [&]<class T>() { *reinterpret_cast<T*>(out) = convert<T>(value); });
+}
+
+/// A Reducer R over input elements T provides:
+///   typename R::Acc; static Acc init();
+///   static void step(Acc&, T value, int64_t position);   position: row-major within the reduced dims
+///   static void combine(Acc& earlier, const Acc& later);
+///   static auto result(const Acc&);                      stored converted to the output dtype
+template <class R, class T>
+typename R::Acc reduce_positions(const StridedLoop& reduced, const char* input, std::int64_t begin,
+                                 std::int64_t end) {
+  typename R::Acc acc = R::init();
+  const std::int64_t stride = reduced.inner_stride(0);
+  for_each_run(reduced, begin, end, [&](const std::int64_t* offsets, std::int64_t first, std::int64_t n) {
+    const char* p = input + offsets[0];
+    for (std::int64_t j = 0; j < n; ++j) R::step(acc, *reinterpret_cast<const T*>(p + j * stride), first + j);
+  });
+  return acc;
+}
+
+template <class R, class T>
+void run_reduction(const KernelCall& call) {
+  using Acc = typename R::Acc;
+  const ReductionShape shape = reduction_shape(call);
+  const std::int64_t outputs = shape.kept.numel(), positions = shape.reduced.numel();
+  const std::int64_t chunks = positions <= kReductionChunk ? 1 : (positions + kReductionChunk - 1) / kReductionChunk;
+  const char* input = call.in[0].data;
+  char* out = call.out.data;
+  const ScalarType out_dtype = call.out.dtype;
+  if (outputs == 0) return;
+
+  // Calls f(output_offset, input_offset) for the outputs [begin, end).
+  auto for_outputs = [&](std::int64_t begin, std::int64_t end, auto&& f) {
+    const std::int64_t out_stride = shape.kept.inner_stride(0), in_stride = shape.kept.inner_stride(1);
+    for_each_run(shape.kept, begin, end, [&](const std::int64_t* offsets, std::int64_t, std::int64_t n) {
+      for (std::int64_t j = 0; j < n; ++j) f(offsets[0] + j * out_stride, offsets[1] + j * in_stride);
+    });
+  };
+
+  if (chunks == 1) {
+    const std::int64_t grain = std::max<std::int64_t>(1, kReductionChunk / std::max<std::int64_t>(positions, 1));
+    auto reduce_outputs = [&](std::int64_t begin, std::int64_t end) {
+      for_outputs(begin, end, [&](std::int64_t out_offset, std::int64_t in_offset) {
+        store_as(out_dtype, out + out_offset, R::result(reduce_positions<R, T>(shape.reduced, input + in_offset, 0, positions)));
+      });
+    };
+    if (outputs <= grain) return reduce_outputs(0, outputs);
+    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, outputs, grain),
+                      [&](const tbb::blocked_range<std::int64_t>& r) { reduce_outputs(r.begin(), r.end()); });
+    return;
+  }
+
+  // Few long reductions: one task per (output, chunk), then combine in order.
+  std::vector<std::int64_t> in_offsets, out_offsets;
+  for_outputs(0, outputs, [&](std::int64_t out_offset, std::int64_t in_offset) {
+    out_offsets.push_back(out_offset);
+    in_offsets.push_back(in_offset);
+  });
+  std::vector<Acc> partial(static_cast<std::size_t>(outputs * chunks));
+  tbb::parallel_for(std::int64_t{0}, outputs * chunks, [&](std::int64_t task) {
+    const std::int64_t o = task / chunks, begin = (task % chunks) * kReductionChunk;
+    partial[task] = reduce_positions<R, T>(shape.reduced, input + in_offsets[o], begin,
+                                           std::min(begin + kReductionChunk, positions));
+  });
+  for (std::int64_t o = 0; o < outputs; ++o) {
+    Acc acc = partial[o * chunks];
+    for (std::int64_t c = 1; c < chunks; ++c) R::combine(acc, partial[o * chunks + c]);
+    store_as(out_dtype, out + out_offsets[o], R::result(acc));
+  }
+}
+
+}  // namespace kiln::jit::kernels

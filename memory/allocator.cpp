@@ -1,0 +1,205 @@
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+
+#include <kiln/error.h>
+#include <kiln/memory/memory.h>
+
+#include "memory/free_list.h"
+#include "memory/oom_report.h"
+#include "memory/size_class.h"
+#include "profiler/format.h"
+
+namespace kiln::memory {
+namespace {
+
+using detail::cat;
+using profiler::format_bytes;
+
+// Constant-initialized with trivial destructors: storage released by static
+// destructors or exiting threads still finds a working allocator.
+constinit std::array<FreeList, kNumClasses> g_pools{};
+// Live bytes are one global atomic (not a sum over classes) so that the
+// budget check and the reservation are a single compare-exchange.
+constinit std::atomic<std::uint64_t> g_live{0};
+constinit std::atomic<std::uint64_t> g_peak{0};
+constinit std::atomic<std::uint64_t> g_oom_errors{0};
+constinit std::atomic<std::size_t> g_budget{0};
+constinit std::atomic<bool> g_budget_known{false};
+constinit std::mutex g_budget_mutex;
+
+constexpr const char* kBudgetVariable = "KILN_MEMORY_BUDGET";
+
+[[gnu::noinline]] void read_budget_variable() {
+  std::lock_guard lock(g_budget_mutex);
+  if (g_budget_known.load(std::memory_order_relaxed)) return;
+  const char* text = std::getenv(kBudgetVariable);
+  if (text != nullptr && *text != '\0') {
+    try {
+      g_budget.store(parse_bytes(text), std::memory_order_relaxed);
+    } catch (const ValueError& e) {
+      std::string_view why = e.what();
+      why.remove_prefix(why.find("] ") + 2);  // parse_bytes's own "[memory] " tag
+      throw ValueError(cat("[memory] ", kBudgetVariable, "='", text, "' is invalid: ", why));
+    }
+  }
+  g_budget_known.store(true, std::memory_order_release);
+}
+
+std::size_t current_budget() {
+  if (!g_budget_known.load(std::memory_order_acquire)) [[unlikely]] read_budget_variable();
+  return g_budget.load(std::memory_order_relaxed);
+}
+
+std::uint64_t pooled_bytes() noexcept {
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < kNumClasses; ++i) bytes += g_pools[i].pooled.get() * class_bytes(i);
+  return bytes;
+}
+
+MemorySnapshot snapshot() {
+  MemorySnapshot s{g_peak.load(std::memory_order_relaxed), pooled_bytes(), {}};
+  for (std::size_t i = 0; i < kNumClasses; ++i) {
+    if (const std::uint64_t n = g_pools[i].live.get()) s.live_by_class.push_back({class_bytes(i), n});
+  }
+  return s;
+}
+
+[[noreturn]] void out_of_memory(std::size_t request, std::size_t capacity, std::string_view cause) {
+  g_oom_errors.fetch_add(1, std::memory_order_relaxed);
+  throw OutOfMemory(oom_report(request, capacity, cause, snapshot()));
+}
+
+/// Adds `capacity` to live bytes if the budget allows; returns the new total.
+std::uint64_t reserve(std::size_t request, std::size_t capacity) {
+  const std::size_t budget = current_budget();
+  std::uint64_t live = g_live.load(std::memory_order_relaxed);
+  do {
+    if (budget != 0 && live + capacity > budget) [[unlikely]] {
+      trim();  // Pooled memory does not count, but the system can use it.
+      out_of_memory(request, capacity,
+                    cat("live ", format_bytes(live), " + request exceeds the budget of ",
+                        format_bytes(budget)));
+    }
+  } while (!g_live.compare_exchange_weak(live, live + capacity, std::memory_order_relaxed));
+  return live + capacity;
+}
+
+void unreserve(std::size_t capacity) noexcept { g_live.fetch_sub(capacity, std::memory_order_relaxed); }
+
+/// Fresh memory from the system, for a reservation already made.
+void* allocate_fresh(std::size_t request, std::size_t capacity) {
+  // Near the budget, give cached blocks back before taking more from the
+  // system, so that the process's footprint stays close to the budget.
+  const std::size_t budget = g_budget.load(std::memory_order_relaxed);
+  if (budget != 0 && g_live.load(std::memory_order_relaxed) + pooled_bytes() > budget) trim();
+
+  void* ptr = std::aligned_alloc(kAlignment, capacity);
+  if (ptr == nullptr) {
+    trim();
+    ptr = std::aligned_alloc(kAlignment, capacity);
+  }
+  if (ptr == nullptr) {
+    unreserve(capacity);
+    out_of_memory(request, capacity,
+                  cat("the system has no memory left (live ",
+                      format_bytes(g_live.load(std::memory_order_relaxed)), ")"));
+  }
+  return ptr;
+}
+
+void raise_peak(std::uint64_t live) noexcept {
+  std::uint64_t peak = g_peak.load(std::memory_order_relaxed);
+  while (live > peak && !g_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+  }
+}
+
+}  // namespace
+
+Block allocate(std::size_t bytes) {
+  if (bytes > kMaxClassBytes) [[unlikely]] {
+    out_of_memory(bytes, bytes, cat("larger than the largest block, ", format_bytes(kMaxClassBytes)));
+  }
+  const std::size_t index = class_index(bytes);
+  const std::size_t capacity = class_bytes(index);
+  const std::uint64_t live = reserve(bytes, capacity);
+
+  FreeList& pool = g_pools[index];
+  void* ptr;
+  {
+    std::lock_guard lock(pool.mutex);
+    ptr = pool.pop(capacity);
+    if (ptr != nullptr) {
+      pool.hits.add(1);
+      pool.allocations.add(1);
+      pool.live.add(1);
+    }
+  }
+  if (ptr == nullptr) {
+    ptr = allocate_fresh(bytes, capacity);
+    std::lock_guard lock(pool.mutex);
+    pool.allocations.add(1);
+    pool.live.add(1);
+  }
+  raise_peak(live);
+  return {ptr, capacity};
+}
+
+void release(Block block) noexcept {
+  if (block.ptr == nullptr) return;
+  KILN_CHECK(block.bytes <= kMaxClassBytes && class_bytes(class_index(block.bytes)) == block.bytes,
+             "release() of a block of ", block.bytes, " bytes, which is no size class");
+  FreeList& pool = g_pools[class_index(block.bytes)];
+  unreserve(block.bytes);
+  std::lock_guard lock(pool.mutex);
+  pool.push(block.ptr, block.bytes);
+  pool.live.sub(1);
+}
+
+void trim() noexcept {
+  for (std::size_t i = 0; i < kNumClasses; ++i) {
+    FreeList& pool = g_pools[i];
+    if (pool.pooled.get() == 0) continue;
+    void* block;
+    {
+      std::lock_guard lock(pool.mutex);
+      block = pool.take_all();
+    }
+    while (block != nullptr) {
+      void* next = next_block(block, class_bytes(i));
+      std::free(block);
+      block = next;
+    }
+  }
+}
+
+void set_budget(std::size_t bytes) {
+  std::lock_guard lock(g_budget_mutex);
+  g_budget.store(bytes, std::memory_order_relaxed);
+  g_budget_known.store(true, std::memory_order_release);
+}
+
+std::size_t budget() { return current_budget(); }
+
+MemoryStats stats() {
+  MemoryStats s;
+  for (std::size_t i = 0; i < kNumClasses; ++i) {
+    const FreeList& pool = g_pools[i];
+    const std::uint64_t allocations = pool.allocations.get();
+    s.allocations += allocations;
+    s.pool_hits += pool.hits.get();
+    s.bytes_allocated_total += allocations * class_bytes(i);
+    s.pooled_bytes += pool.pooled.get() * class_bytes(i);
+  }
+  s.live_bytes = g_live.load(std::memory_order_relaxed);
+  s.peak_bytes = g_peak.load(std::memory_order_relaxed);
+  s.budget_bytes = current_budget();
+  s.oom_errors = g_oom_errors.load(std::memory_order_relaxed);
+  return s;
+}
+
+void reset_peak() { g_peak.store(g_live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+
+}  // namespace kiln::memory

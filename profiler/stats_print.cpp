@@ -1,0 +1,51 @@
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include <kiln/profiler/stats.h>
+
+#include "profiler/counters.h"
+#include "profiler/format.h"
+
+namespace kiln {
+
+const char* Stats::reason_name(std::size_t i) {
+  return profiler::to_string(static_cast<profiler::CutReason>(i < kNumCutReasons ? i : kNumCutReasons));
+}
+
+std::ostream& operator<<(std::ostream& out, const Stats& s) {
+  using profiler::format_bytes;
+  // Built apart so the caller's stream flags (hex, width, precision) neither
+  // affect the table nor get changed by it.
+  std::ostringstream t;
+  t << "kiln stats\n";
+  t << "  ops          recorded " << s.ops_recorded << ", executed " << s.ops_executed
+    << ", eliminated " << s.ops_eliminated << "\n";
+  t << "  segments     " << s.segments_run << " run";
+  const char* separator = "; cut by ";
+  for (std::size_t i = 0; i < kNumCutReasons; ++i) {
+    if (s.segments_by_reason[i] == 0) continue;
+    t << separator << Stats::reason_name(i) << " " << s.segments_by_reason[i];
+    separator = ", ";
+  }
+  t << "\n  keys         " << s.distinct_keys << " distinct\n";
+  if (!s.top_keys.empty()) {
+    t << "      key                   runs     ops    total ms  last cut\n";
+    for (const KeyStats& k : s.top_keys) {
+      t << "      0x" << std::hex << std::setw(16) << std::setfill('0') << k.key << std::dec
+        << std::setfill(' ') << std::setw(8) << k.runs << std::setw(8) << k.ops << std::fixed
+        << std::setprecision(3) << std::setw(12) << k.total_ms << "  "
+        << (k.last_reason ? k.last_reason : "?") << "\n";
+    }
+  }
+  t << "  temporaries  " << format_bytes(s.intermediate_bytes) << " allocated inside segments\n";
+  t << "  memory       live " << format_bytes(s.live_bytes) << ", peak " << format_bytes(s.peak_bytes)
+    << ", pooled " << format_bytes(s.pooled_bytes) << ", budget "
+    << (s.budget_bytes ? format_bytes(s.budget_bytes) : "unlimited") << "\n";
+  t << "               " << s.allocations << " allocations (" << s.pool_hits << " from the pool), "
+    << format_bytes(s.bytes_allocated_total) << " in total, " << s.oom_errors
+    << " out-of-memory errors\n";
+  return out << t.str();
+}
+
+}  // namespace kiln

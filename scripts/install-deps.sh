@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs what kiln needs to build and test on Debian 12 (bookworm), and nothing
+# else. Idempotent: when every package is already installed it does nothing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake
+  llvm-19-dev libzstd-dev          # LLVM 19 (libLLVM-19.so) and what its CMake package looks for
+  libtbb-dev libxxhash-dev libunwind-dev
+  googletest libgtest-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "install-deps: not root and no sudo; install as root: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+echo "install-deps: done"

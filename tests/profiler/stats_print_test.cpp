@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include <kiln/profiler/stats.h>
+
+#include "profiler/counters.h"
+
+namespace kiln {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(ProfilerStatsPrint, TableShowsTheNumbers) {
+  Stats s;
+  s.ops_recorded = 1234;
+  s.ops_executed = 1200;
+  s.ops_eliminated = 34;
+  s.segments_run = 57;
+  s.segments_by_reason[static_cast<std::size_t>(profiler::CutReason::Sync)] = 50;
+  s.segments_by_reason[static_cast<std::size_t>(profiler::CutReason::Item)] = 7;
+  s.distinct_keys = 3;
+  s.top_keys = {{0xdeadbeef, 50, 12, 3.25, "item", "sync"}};
+  s.intermediate_bytes = 3 << 19;
+  s.live_bytes = 1 << 20;
+  s.peak_bytes = 4 << 20;
+  s.allocations = 100;
+  s.pool_hits = 90;
+
+  std::ostringstream out;
+  out << s;
+  const std::string text = out.str();
+  EXPECT_TRUE(contains(text, "recorded 1234")) << text;
+  EXPECT_TRUE(contains(text, "executed 1200")) << text;
+  EXPECT_TRUE(contains(text, "eliminated 34")) << text;
+  EXPECT_TRUE(contains(text, "57 run")) << text;
+  EXPECT_TRUE(contains(text, "item 7")) << text;
+  EXPECT_TRUE(contains(text, "sync 50")) << text;
+  EXPECT_FALSE(contains(text, "print")) << text;  // reasons that never cut are left out
+  EXPECT_TRUE(contains(text, "3 distinct")) << text;
+  EXPECT_TRUE(contains(text, "0x00000000deadbeef")) << text;
+  EXPECT_TRUE(contains(text, "3.250")) << text;
+  EXPECT_TRUE(contains(text, "1.50 MiB")) << text;
+  EXPECT_TRUE(contains(text, "live 1.00 MiB")) << text;
+  EXPECT_TRUE(contains(text, "peak 4.00 MiB")) << text;
+  EXPECT_TRUE(contains(text, "budget unlimited")) << text;
+  EXPECT_TRUE(contains(text, "100 allocations (90 from the pool)")) << text;
+}
+
+TEST(ProfilerStatsPrint, CallerStreamFlagsNeitherLeakInNorOut) {
+  Stats s;
+  s.ops_recorded = 255;
+  s.budget_bytes = 2ull << 30;
+  std::ostringstream out;
+  out << std::hex << s << 255;
+  const std::string text = out.str();
+  EXPECT_TRUE(contains(text, "recorded 255")) << text;
+  EXPECT_TRUE(contains(text, "budget 2.00 GiB")) << text;
+  EXPECT_EQ(text.substr(text.size() - 2), "ff");
+}
+
+}  // namespace
+}  // namespace kiln

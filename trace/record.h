@@ -1,0 +1,61 @@
+// Recording ops: shape and dtype rules applied at the call (errors thrown
+// there, from the user's op), then one node appended to the calling thread's
+// trace buffer. The frontend's op functions are thin wrappers over these.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+
+#include <kiln/array_ref.h>
+#include <kiln/scalar.h>
+
+#include "profiler/counters.h"
+#include "trace/node.h"
+#include "trace/tensor_impl.h"
+
+namespace kiln::trace {
+
+/// An operand as an op receives it: a tensor or a plain number.
+struct Input {
+  const TensorImpl* tensor = nullptr;
+  Scalar scalar;
+  Input(const TensorImpl& t) : tensor(&t) {}
+  Input(Scalar s) : scalar(s) {}
+};
+
+/// Unary, binary and ternary elementwise ops, with NumPy broadcasting and
+/// LibTorch's type promotion (numbers rank below zero-dim tensors, which
+/// rank below tensors with dims, unless of a higher category).
+TensorRef elementwise(OpId op, std::initializer_list<Input> inputs, Attrs attrs = {});
+/// In-place form: the result is written through `self`'s view. The result
+/// type must be castable to self's dtype (no float into int, no int into bool).
+void elementwise_into(OpId op, const char* name, const TensorImpl& self, std::initializer_list<Input> inputs,
+                      Attrs attrs = {});
+
+/// A creation op (Fill, Iota, ...) with its scalar parameters.
+TensorRef create(OpId op, IntArrayRef shape, ScalarType dtype, std::initializer_list<Scalar> params);
+/// fill_ / zero_: writes `value` through `self`'s view.
+void fill_into(const TensorImpl& self, Scalar value, const char* name);
+/// A contiguous copy converted to `dtype` (clone, contiguous, to).
+TensorRef convert(const TensorImpl& x, ScalarType dtype);
+/// copy_: `src` broadcast to `self`'s shape and converted to its dtype.
+void copy_into(const TensorImpl& self, const TensorImpl& src);
+
+/// Reduction over `dims` (empty: all dims), negative dims wrapping.
+TensorRef reduce(OpId op, const TensorImpl& x, IntArrayRef dims, bool keepdim);
+/// Batched matrix product of [..., M, K] and [..., K, N] (each at least 2-D),
+/// batch dims broadcast. `name` is the user's op for messages.
+TensorRef matmul(const TensorImpl& a, const TensorImpl& b, const char* name);
+TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl& index);
+TensorRef gather(const TensorImpl& src, std::int64_t dim, const TensorImpl& index);
+
+/// Makes `x`'s storage safe to read (and, with `for_write`, to write) from
+/// the calling thread: flushes the pending writes (and reads) it depends on.
+void materialize(const TensorImpl& x, profiler::CutReason why, bool for_write);
+
+/// The dtype LibTorch's result_type gives these operands.
+ScalarType result_type(std::initializer_list<Input> inputs);
+/// Wraps a possibly negative dim into [0, ndim); IndexError naming `op` otherwise.
+int wrap_dim(std::int64_t dim, int ndim, const char* op);
+
+}  // namespace kiln::trace

@@ -1,0 +1,200 @@
+// Elementwise, creation and copy ops: broadcasting, dtype rules, casts.
+#include <kiln/error.h>
+
+#include "trace/record.h"
+#include "trace/record_util.h"
+#include "trace/trace_buffer.h"
+
+namespace kiln::trace {
+namespace {
+
+struct Dtypes {
+  ScalarType compute;  // what tensor operands are converted to and the kernel computes in
+  ScalarType out;      // what the result stores
+};
+
+Dtypes resolve_dtypes(OpId op, std::initializer_list<Input> inputs) {
+  const OpInfo& oi = info(op);
+  if (oi.rule == DtypeRule::Where) {
+    const Input& cond = *inputs.begin();
+    if (!cond.tensor || cond.tensor->dtype != ScalarType::Bool)
+      throw DtypeError(detail::cat("[where] the condition must be a Bool tensor, got ",
+                                   cond.tensor ? to_string(cond.tensor->dtype) : "a number"));
+    ScalarType t = result_type({*(inputs.begin() + 1), *(inputs.begin() + 2)});
+    return {t, t};
+  }
+  ScalarType t = result_type(inputs);
+  switch (oi.rule) {
+    case DtypeRule::Promote: return {t, t};
+    case DtypeRule::PromoteNoBool:
+      if (t == ScalarType::Bool)
+        throw DtypeError(detail::cat("[", oi.name, "] is not supported for Bool tensors",
+                                     op == OpId::Sub ? "; use logical_xor or ^ instead" : ""));
+      return {t, t};
+    case DtypeRule::Float: {
+      ScalarType f = is_floating_point(t) ? t : kDefaultFloat;
+      return {f, f};
+    }
+    case DtypeRule::Compare: return {t, ScalarType::Bool};
+    case DtypeRule::Logical: return {ScalarType::Bool, ScalarType::Bool};
+    default: KILN_CHECK(false, "op ", oi.name, " is not elementwise");
+  }
+}
+
+// Torch's canCast: no floating result into an integral tensor, and nothing
+// but bool into a bool tensor.
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+// The node of an elementwise op over `inputs` broadcast to `shape`; tensors
+// of another dtype are converted first (kept alive in `holders`).
+Node build_node(OpId op, std::initializer_list<Input> inputs, Attrs attrs, const Dtypes& dt, IntArrayRef shape,
+                const TensorImpl** ins, TensorRef* holders) {
+  Node node;
+  node.op = op;
+  node.dtype = dt.compute;
+  node.arity = static_cast<std::uint8_t>(inputs.size());
+  node.attrs = attrs;
+  int k = 0;
+  for (const Input& in : inputs) {
+    if (in.tensor) {
+      ScalarType want = (op == OpId::Where && k == 0) ? ScalarType::Bool : dt.compute;
+      const TensorImpl* t = in.tensor;
+      if (t->dtype != want) {
+        holders[k] = convert(*t, want);
+        t = holders[k].get();
+      }
+      ins[k] = t;
+      node.in[k] = tensor_operand(*t, broadcast_geometry(t->geo, shape));
+    } else {
+      ins[k] = nullptr;
+      node.in[k].dtype = dt.compute;
+      node.in[k].scalar = in.scalar;
+    }
+    ++k;
+  }
+  return node;
+}
+
+Geometry broadcast_shape(std::initializer_list<Input> inputs, const char* op) {
+  Geometry shape;
+  for (const Input& in : inputs)
+    if (in.tensor) broadcast_into(shape, in.tensor->geo.shape(), op);
+  return shape;
+}
+
+}  // namespace
+
+TensorRef elementwise(OpId op, std::initializer_list<Input> inputs, Attrs attrs) {
+  KILN_CHECK(static_cast<int>(inputs.size()) == info(op).arity, "arity of ", name(op));
+  Geometry shape = broadcast_shape(inputs, name(op));
+  Dtypes dt = resolve_dtypes(op, inputs);
+  const TensorImpl* ins[kMaxArity] = {};
+  TensorRef holders[kMaxArity];
+  Node node = build_node(op, inputs, attrs, dt, shape.shape(), ins, holders);
+  TensorRef out = fresh_output(shape.shape(), dt.out, name(op));
+  node.out = tensor_operand(*out, out->geo);
+  push(node, ins, out->storage, true);
+  return out;
+}
+
+void elementwise_into(OpId op, const char* name, const TensorImpl& self, std::initializer_list<Input> inputs,
+                      Attrs attrs) {
+  Geometry shape = broadcast_shape(inputs, name);
+  if (!(shape.shape() == self.geo.shape()))
+    throw ShapeError(detail::cat("[", name, "] output with shape ", self.geo.shape(),
+                                 " doesn't match the broadcast shape ", shape.shape()));
+  Dtypes dt = resolve_dtypes(op, inputs);
+  if (!can_cast(dt.out, self.dtype))
+    throw DtypeError(detail::cat("[", name, "] result type ", dt.out, " can't be cast to the desired output type ",
+                                 self.dtype));
+  check_writable(self, name);
+  if (dt.out != self.dtype) {
+    copy_into(self, *elementwise(op, inputs, attrs));
+    return;
+  }
+  const TensorImpl* ins[kMaxArity] = {};
+  TensorRef holders[kMaxArity];
+  Node node = build_node(op, inputs, attrs, dt, shape.shape(), ins, holders);
+  node.out = tensor_operand(self, self.geo);
+  push(node, ins, self.storage, false);
+}
+
+TensorRef create(OpId op, IntArrayRef shape, ScalarType dtype, std::initializer_list<Scalar> params) {
+  KILN_CHECK(static_cast<int>(params.size()) == info(op).arity, "arity of ", name(op));
+  TensorRef out = fresh_output(shape, dtype, name(op));
+  Node node;
+  node.op = op;
+  node.dtype = dtype;
+  node.arity = static_cast<std::uint8_t>(params.size());
+  const TensorImpl* ins[kMaxArity] = {};
+  int k = 0;
+  for (const Scalar& s : params) {
+    node.in[k].scalar = s;
+    node.in[k].dtype = s.is_floating_point() ? ScalarType::Float64 : ScalarType::Int64;
+    ++k;
+  }
+  node.out = tensor_operand(*out, out->geo);
+  push(node, ins, out->storage, true);
+  return out;
+}
+
+void fill_into(const TensorImpl& self, Scalar value, const char* op) {
+  check_writable(self, op);
+  Node node;
+  node.op = OpId::Fill;
+  node.dtype = self.dtype;
+  node.arity = 1;
+  node.in[0].scalar = value;
+  node.in[0].dtype = self.dtype;
+  node.out = tensor_operand(self, self.geo);
+  const TensorImpl* ins[kMaxArity] = {};
+  push(node, ins, self.storage, false);
+}
+
+TensorRef convert(const TensorImpl& x, ScalarType dtype) {
+  TensorRef out = fresh_output(x.geo.shape(), dtype, "copy");
+  Node node;
+  node.op = OpId::Copy;
+  node.dtype = dtype;
+  node.arity = 1;
+  node.in[0] = tensor_operand(x, x.geo);
+  node.out = tensor_operand(*out, out->geo);
+  const TensorImpl* ins[kMaxArity] = {&x};
+  push(node, ins, out->storage, true);
+  return out;
+}
+
+void copy_into(const TensorImpl& self, const TensorImpl& src) {
+  Geometry shape = self.geo;
+  broadcast_into(shape, src.geo.shape(), "copy_");
+  if (!(shape.shape() == self.geo.shape()))
+    throw ShapeError(detail::cat("[copy_] source of shape ", src.geo.shape(),
+                                 " cannot be broadcast to the destination shape ", self.geo.shape()));
+  check_writable(self, "copy_");
+  Node node;
+  node.op = OpId::Copy;
+  node.dtype = self.dtype;
+  node.arity = 1;
+  node.in[0] = tensor_operand(src, broadcast_geometry(src.geo, self.geo.shape()));
+  node.out = tensor_operand(self, self.geo);
+  const TensorImpl* ins[kMaxArity] = {&src};
+  push(node, ins, self.storage, false);
+}
+
+void materialize(const TensorImpl& x, profiler::CutReason why, bool for_write) {
+  prepare_access(*x.storage, for_write, why);
+}
+
+int wrap_dim(std::int64_t dim, int ndim, const char* op) {
+  int n = ndim == 0 ? 1 : ndim;  // a zero-dim tensor accepts dim 0 and -1, as in LibTorch
+  if (dim < -n || dim >= n)
+    throw IndexError(detail::cat("[", op, "] dim ", dim, " is out of range for a tensor of ", ndim,
+                                 " dimensions (expected in [", -n, ", ", n - 1, "])"));
+  return static_cast<int>(dim < 0 ? dim + n : dim);
+}
+
+}  // namespace kiln::trace

@@ -1,0 +1,72 @@
+// index_select and gather: index tensors checked for dtype and shape here;
+// index values are checked by the kernel, which alone sees them.
+#include <kiln/error.h>
+
+#include "trace/record.h"
+#include "trace/record_util.h"
+
+namespace kiln::trace {
+namespace {
+
+TensorRef index_node(OpId op, const TensorImpl& src, int dim, const TensorImpl& index, IntArrayRef out_shape) {
+  TensorRef converted;
+  const TensorImpl* idx = &index;
+  if (index.dtype != ScalarType::Int64) {
+    converted = convert(index, ScalarType::Int64);
+    idx = converted.get();
+  }
+  Geometry index_geo = idx->geo;
+  if (index_geo.ndim == 0 && op == OpId::IndexSelect) {  // a single index reads as a list of one
+    index_geo.ndim = 1;
+    index_geo.sizes[0] = 1;
+    index_geo.strides[0] = 1;
+  }
+  TensorRef out = fresh_output(out_shape, src.dtype, name(op));
+  Node node;
+  node.op = op;
+  node.dtype = src.dtype;
+  node.arity = 2;
+  node.attrs.i[0] = dim;
+  node.in[0] = tensor_operand(src, src.geo);
+  node.in[1] = tensor_operand(*idx, index_geo);
+  node.out = tensor_operand(*out, out->geo);
+  const TensorImpl* ins[kMaxArity] = {&src, idx};
+  push(node, ins, out->storage, true);
+  return out;
+}
+
+void require_integral_index(const TensorImpl& index, const char* op, bool int32_ok) {
+  if (index.dtype == ScalarType::Int64 || (int32_ok && index.dtype == ScalarType::Int32)) return;
+  throw DtypeError(detail::cat("[", op, "] index must be ", int32_ok ? "an Int or Long" : "a Long",
+                               " tensor, got ", index.dtype));
+}
+
+}  // namespace
+
+TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl& index) {
+  require_integral_index(index, "index_select", true);
+  if (index.geo.ndim > 1)
+    throw ShapeError(detail::cat("[index_select] index must be 0-D or 1-D, got shape ", index.geo.shape()));
+  if (src.geo.ndim == 0)
+    throw IndexError("[index_select] cannot index a zero-dim tensor; unsqueeze it first");
+  int d = wrap_dim(dim, src.geo.ndim, "index_select");
+  std::int64_t count = index.geo.ndim == 0 ? 1 : index.geo.sizes[0];
+  std::int64_t shape[kMaxDims];
+  for (int i = 0; i < src.geo.ndim; ++i) shape[i] = i == d ? count : src.geo.sizes[i];
+  return index_node(OpId::IndexSelect, src, d, index, {shape, static_cast<std::size_t>(src.geo.ndim)});
+}
+
+TensorRef gather(const TensorImpl& src, std::int64_t dim, const TensorImpl& index) {
+  require_integral_index(index, "gather", false);
+  int d = wrap_dim(dim, src.geo.ndim, "gather");
+  if (index.geo.ndim != src.geo.ndim)
+    throw ShapeError(detail::cat("[gather] index ", index.geo.shape(), " must have as many dims as the input ",
+                                 src.geo.shape()));
+  for (int i = 0; i < src.geo.ndim; ++i)
+    if (i != d && index.geo.sizes[i] > src.geo.sizes[i])
+      throw ShapeError(detail::cat("[gather] index ", index.geo.shape(), " is larger than the input ",
+                                   src.geo.shape(), " in dim ", i));
+  return index_node(OpId::Gather, src, d, index, index.geo.shape());
+}
+
+}  // namespace kiln::trace

@@ -1,0 +1,28 @@
+// Segment: the ops cut from a trace buffer at a materialization point, with
+// the storages they touch. The unit the engine runs and the JIT compiles.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "profiler/counters.h"
+#include "trace/node.h"
+#include "trace/storage.h"
+
+namespace kiln::trace {
+
+struct Value {
+  std::shared_ptr<Storage> storage;
+  bool produced = false;  // created by this segment (not materialized before it)
+  bool live = false;      // still held by a handle when cut: an output of the segment
+};
+
+struct Segment {
+  std::vector<Node> nodes;
+  std::vector<Value> values;
+  std::uint64_t key = 0;  // xxh3 of the canonical ops, the input signature and the output set
+  profiler::CutReason reason = profiler::CutReason::Sync;
+};
+
+}  // namespace kiln::trace

@@ -1,0 +1,270 @@
+#include "trace/trace_buffer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+#include <xxhash.h>
+
+#include <kiln/error.h>
+
+#include "trace/executor.h"
+
+namespace kiln::trace {
+namespace {
+
+constexpr std::uint64_t kKeySeed = 0x6b696c6e2d6b6579ull;  // "kiln-key"
+
+// Every live buffer, so that a thread can flush the others. Lock order:
+// the registry first, then a buffer's mutex.
+std::mutex& registry_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::vector<TraceBuffer*>& registry() {
+  static std::vector<TraceBuffer*> buffers;
+  return buffers;
+}
+
+std::int64_t limit_from_env() {
+  const char* text = std::getenv("KILN_TRACE_LIMIT");
+  if (!text) return 4096;
+  char* end = nullptr;
+  long long v = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || v < 1)
+    throw ValueError(detail::cat("[trace] KILN_TRACE_LIMIT='", text, "' must be a positive integer"));
+  return v;
+}
+
+std::atomic<std::int64_t>& limit_slot() {
+  static std::atomic<std::int64_t> limit{limit_from_env()};
+  return limit;
+}
+
+std::atomic<std::uint32_t> next_serial{1};
+
+}  // namespace
+
+void set_trace_limit(std::int64_t ops) {
+  if (ops < 1) throw ValueError(detail::cat("[set_trace_limit] the op limit must be at least 1, got ", ops));
+  limit_slot().store(ops, std::memory_order_relaxed);
+}
+
+std::int64_t trace_limit() { return limit_slot().load(std::memory_order_relaxed); }
+
+TraceBuffer& TraceBuffer::current() {
+  thread_local TraceBuffer buffer;
+  return buffer;
+}
+
+TraceBuffer::TraceBuffer() : serial_(next_serial.fetch_add(1)), key_(kKeySeed) {
+  nodes_.reserve(64);
+  values_.reserve(64);
+  std::lock_guard reg(registry_mutex());
+  registry().push_back(this);
+}
+
+TraceBuffer::~TraceBuffer() {
+  try {
+    flush(profiler::CutReason::ThreadExit);
+  } catch (...) {
+    // The outputs are poisoned; nobody is left on this thread to tell.
+  }
+  {
+    std::lock_guard reg(registry_mutex());
+    auto& all = registry();
+    all.erase(std::find(all.begin(), all.end(), this));
+  }
+  // A thread that found us in the registry may still hold our mutex.
+  std::lock_guard wait(mu_);
+}
+
+namespace {
+
+// Flushes the buffer that writes `s`, if it is not `self`.
+void flush_writer_of(Storage& s, TraceBuffer* self, profiler::CutReason why);
+// Flushes every buffer but `self`.
+void flush_others(TraceBuffer* self, profiler::CutReason why);
+
+}  // namespace
+
+std::uint32_t TraceBuffer::slot_of(const std::shared_ptr<Storage>& s, bool fresh) {
+  std::uint64_t hint = s->slot_hint.load(std::memory_order_relaxed);
+  if (!fresh && (hint >> 32) == serial_) {
+    auto slot = static_cast<std::uint32_t>(hint);
+    if (slot < values_.size() && values_[slot].storage.get() == s.get()) return slot;
+  }
+  auto slot = static_cast<std::uint32_t>(values_.size());
+  values_.push_back({s, fresh, false});
+  s->readers.fetch_add(1, std::memory_order_relaxed);
+  s->slot_hint.store((std::uint64_t{serial_} << 32) | slot, std::memory_order_relaxed);
+  return slot;
+}
+
+bool TraceBuffer::holds(const Storage* s) {
+  std::uint64_t hint = s->slot_hint.load(std::memory_order_relaxed);
+  if ((hint >> 32) != serial_) return false;
+  auto slot = static_cast<std::uint32_t>(hint);
+  return slot < values_.size() && values_[slot].storage.get() == s;
+}
+
+void TraceBuffer::append(Node& node, const std::shared_ptr<Storage>* const* inputs,
+                         const std::shared_ptr<Storage>& out, bool fresh_out) {
+  // Another thread's pending work on these storages runs first, before we
+  // take our own lock (lock order: registry, then one buffer).
+  for (int k = 0; k < node.arity; ++k)
+    if (inputs[k]) flush_writer_of(**inputs[k], this, profiler::CutReason::CrossThread);
+  if (!fresh_out) {
+    flush_writer_of(*out, this, profiler::CutReason::CrossThread);
+    std::int32_t readers = out->readers.load(std::memory_order_acquire);
+    if (readers > 0) {
+      bool mine;
+      {
+        std::lock_guard lock(mu_);
+        mine = holds(out.get());
+      }
+      if (readers > (mine ? 1 : 0)) flush_others(this, profiler::CutReason::CrossThread);
+    }
+  }
+
+  std::lock_guard lock(mu_);
+  for (int k = 0; k < node.arity; ++k)
+    if (inputs[k]) node.in[k].value = slot_of(*inputs[k], false);
+  node.out.value = slot_of(out, fresh_out);
+  out->writer.store(this, std::memory_order_release);
+  hash_node(node);
+  nodes_.push_back(node);
+  if (static_cast<std::int64_t>(nodes_.size()) >= trace_limit()) flush_locked(profiler::CutReason::OpLimit);
+}
+
+void TraceBuffer::hash_node(const Node& node) {
+  // A compact encoding: what a compiled kernel would be specialized on.
+  // Scalar values and view offsets are run-time parameters, not key.
+  std::int64_t buf[4 + (kMaxArity + 1) * (3 + 2 * kMaxDims)];
+  std::size_t n = 0;
+  buf[n++] = (static_cast<std::int64_t>(node.op) << 16) | (static_cast<std::int64_t>(node.dtype) << 8) | node.arity;
+  buf[n++] = node.attrs.i[0];
+  buf[n++] = node.attrs.i[1];
+  auto put = [&](const Operand& o) {
+    if (o.is_scalar()) {
+      buf[n++] = -1 - static_cast<std::int64_t>(o.scalar.type());
+      return;
+    }
+    buf[n++] = (static_cast<std::int64_t>(o.value) << 16) | (values_[o.value].produced << 8) |
+               static_cast<std::int64_t>(o.dtype);
+    buf[n++] = o.geo.ndim;
+    for (int d = 0; d < o.geo.ndim; ++d) {
+      buf[n++] = o.geo.sizes[d];
+      buf[n++] = o.geo.strides[d];
+    }
+  };
+  for (int k = 0; k < node.arity; ++k) put(node.in[k]);
+  put(node.out);
+  key_ = XXH3_64bits_withSeed(buf, n * sizeof(std::int64_t), key_);
+}
+
+bool TraceBuffer::empty() {
+  std::lock_guard lock(mu_);
+  return nodes_.empty();
+}
+
+void TraceBuffer::flush(profiler::CutReason why) {
+  std::lock_guard lock(mu_);
+  flush_locked(why);
+}
+
+void TraceBuffer::flush_locked(profiler::CutReason why) {
+  if (nodes_.empty()) return;
+  Segment seg;
+  seg.nodes.swap(nodes_);
+  seg.values.swap(values_);
+  seg.reason = why;
+  // The output set: values some handle still holds (the segment holds one
+  // reference), hashed as a bit mask per 64 values.
+  std::uint64_t key = key_;
+  for (std::size_t base = 0; base < seg.values.size(); base += 64) {
+    std::uint64_t mask = 0;
+    for (std::size_t v = base; v < std::min(base + 64, seg.values.size()); ++v) {
+      seg.values[v].live = seg.values[v].storage.use_count() > 1;
+      mask |= std::uint64_t{seg.values[v].live} << (v - base);
+    }
+    key = XXH3_64bits_withSeed(&mask, sizeof mask, key);
+  }
+  seg.key = key;
+  key_ = kKeySeed;
+  profiler::add_ops_recorded(seg.nodes.size());
+
+  auto release = [&] {
+    for (Value& v : seg.values) {
+      TraceBuffer* self = this;
+      v.storage->writer.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
+      v.storage->readers.fetch_sub(1, std::memory_order_acq_rel);
+    }
+    // Keep the vectors' capacity for the next segment.
+    seg.values.clear();
+    seg.nodes.clear();
+    values_.swap(seg.values);
+    nodes_.swap(seg.nodes);
+  };
+  try {
+    executor().run(seg);
+  } catch (const std::exception& e) {
+    // Whatever this segment was to write is unknown now: make reading it an error.
+    for (const Node& node : seg.nodes) seg.values[node.out.value].storage->poison(e.what());
+    release();
+    throw;
+  }
+  release();
+}
+
+namespace {
+
+void flush_writer_of(Storage& s, TraceBuffer* self, profiler::CutReason why) {
+  TraceBuffer* writer = s.writer.load(std::memory_order_acquire);
+  if (!writer || writer == self) return;
+  std::lock_guard reg(registry_mutex());
+  writer = s.writer.load(std::memory_order_acquire);  // it may have flushed meanwhile
+  if (!writer || writer == self) return;
+  writer->flush(why);
+}
+
+void flush_others(TraceBuffer* self, profiler::CutReason why) {
+  std::lock_guard reg(registry_mutex());
+  for (TraceBuffer* other : registry())
+    if (other != self) other->flush(why);
+}
+
+}  // namespace
+
+void prepare_access(Storage& s, bool for_write, profiler::CutReason why) {
+  TraceBuffer& me = TraceBuffer::current();
+  TraceBuffer* writer = s.writer.load(std::memory_order_acquire);
+  if (writer == &me) me.flush(why);
+  else if (writer) flush_writer_of(s, &me, why);
+  if (for_write && s.readers.load(std::memory_order_acquire) > 0) {
+    me.flush(why);
+    if (s.readers.load(std::memory_order_acquire) > 0) flush_others(&me, why);
+  }
+  if (const std::string* failure = s.failure())
+    throw Error(detail::cat("[read] this tensor's value could not be computed: ", *failure));
+}
+
+void flush_all(profiler::CutReason why) {
+  TraceBuffer& me = TraceBuffer::current();
+  me.flush(why);
+  flush_others(&me, why);
+}
+
+namespace {
+Executor* g_executor = nullptr;
+}
+
+void set_executor(Executor* e) { g_executor = e; }
+
+Executor& executor() {
+  KILN_CHECK(g_executor != nullptr, "no executor registered (is libkiln's frontend linked?)");
+  return *g_executor;
+}
+
+}  // namespace kiln::trace
