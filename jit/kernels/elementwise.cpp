@@ -115,7 +115,7 @@ void run_elementwise(const TensorArg& out, std::span<const TensorArg> in, Contig
     driver.base[k] = arg.data;
     driver.element_size[k] = element_size(arg.dtype);
     for (int d = 0; d < loop.ndim; ++d)
-      loop.byte_strides[k][d] = arg.geo.strides[d] * static_cast<std::int64_t>(driver.element_size[k]);
+      loop.strides[k][d] = arg.geo.strides[d] * static_cast<std::int64_t>(driver.element_size[k]);
   }
   for (int d = 0; d < loop.ndim; ++d) loop.sizes[d] = out.geo.sizes[d];
   loop.coalesce();

@@ -24,7 +24,7 @@ void check_indices(const KernelCall& c, int dim, std::int64_t bound) {
   loop.operands = 1;
   for (int d = 0; d < loop.ndim; ++d) {
     loop.sizes[d] = index.geo.sizes[d];
-    loop.byte_strides[0][d] = index.geo.strides[d] * 8;
+    loop.strides[0][d] = index.geo.strides[d] * 8;
   }
   loop.coalesce();
   const std::int64_t stride = loop.inner_stride(0);
@@ -73,9 +73,9 @@ void run_index_op(const KernelCall& c, const std::int64_t* index_strides) {
   loop.operands = 3;
   for (int d = 0; d < loop.ndim; ++d) {
     loop.sizes[d] = out.geo.sizes[d];
-    loop.byte_strides[0][d] = out.geo.strides[d] * size;
-    loop.byte_strides[1][d] = d == dim ? 0 : src.geo.strides[d] * size;  // index supplies the position
-    loop.byte_strides[2][d] = index_strides[d] * 8;
+    loop.strides[0][d] = out.geo.strides[d] * size;
+    loop.strides[1][d] = d == dim ? 0 : src.geo.strides[d] * size;  // index supplies the position
+    loop.strides[2][d] = index_strides[d] * 8;
   }
   loop.coalesce();
   char* const base[3] = {out.data, src.data, c.in[1].data};

@@ -21,15 +21,15 @@ ReductionShape reduction_shape(const KernelCall& call) {
   for (int d = 0, out_dim = 0; d < in.ndim; ++d) {
     if (mask >> d & 1) {
       s.reduced.sizes[s.reduced.ndim] = in.sizes[d];
-      s.reduced.byte_strides[0][s.reduced.ndim++] = in.strides[d] * in_size;
+      s.reduced.strides[0][s.reduced.ndim++] = in.strides[d] * in_size;
       if (keepdim) ++out_dim;
       continue;
     }
     KILN_CHECK(out_dim < out.ndim && out.sizes[out_dim] == in.sizes[d], "reduction output ",
                trace::shape_str(out.shape()), " does not match input ", trace::shape_str(in.shape()));
     s.kept.sizes[s.kept.ndim] = in.sizes[d];
-    s.kept.byte_strides[0][s.kept.ndim] = out.strides[out_dim++] * out_size;
-    s.kept.byte_strides[1][s.kept.ndim++] = in.strides[d] * in_size;
+    s.kept.strides[0][s.kept.ndim] = out.strides[out_dim++] * out_size;
+    s.kept.strides[1][s.kept.ndim++] = in.strides[d] * in_size;
   }
   s.kept.coalesce();
   s.reduced.coalesce();

@@ -16,15 +16,17 @@ struct StridedLoop {
   int ndim = 0;
   int operands = 0;
   std::int64_t sizes[trace::kMaxDims] = {};
-  std::int64_t byte_strides[kMaxOperands][trace::kMaxDims] = {};  // [operand][dim]
+  // [operand][dim], in the unit the caller chose: bytes for the dtype-agnostic
+  // drivers, elements where one element type is known.
+  std::int64_t strides[kMaxOperands][trace::kMaxDims] = {};
 
   std::int64_t numel() const {
     std::int64_t n = 1;
     for (int d = 0; d < ndim; ++d) n *= sizes[d];
     return n;
   }
-  /// Byte stride of operand `k` along the innermost dim (the one runs follow).
-  std::int64_t inner_stride(int k) const { return byte_strides[k][ndim - 1]; }
+  /// Stride of operand `k` along the innermost dim (the one runs follow).
+  std::int64_t inner_stride(int k) const { return strides[k][ndim - 1]; }
 
   /// Drops size-1 dims and merges neighbouring dims that every operand walks
   /// as one, keeping row-major order (so positions keep their meaning).
@@ -33,7 +35,7 @@ struct StridedLoop {
 };
 
 /// Calls `run(offsets, first, length)` for each stretch of the innermost dim
-/// covering the row-major positions [begin, end): offsets[k] is the byte
+/// covering the row-major positions [begin, end): offsets[k] is the
 /// offset of operand k at position `first`, and the run goes on for `length`
 /// elements with inner_stride(k).
 template <class Run>
@@ -46,7 +48,7 @@ void for_each_run(const StridedLoop& loop, std::int64_t begin, std::int64_t end,
   for (int d = inner; d >= 0; --d) {
     index[d] = rest % loop.sizes[d];
     rest /= loop.sizes[d];
-    for (int k = 0; k < ops; ++k) offsets[k] += index[d] * loop.byte_strides[k][d];
+    for (int k = 0; k < ops; ++k) offsets[k] += index[d] * loop.strides[k][d];
   }
   for (std::int64_t pos = begin;;) {
     const std::int64_t length = std::min(loop.sizes[inner] - index[inner], end - pos);
@@ -54,12 +56,12 @@ void for_each_run(const StridedLoop& loop, std::int64_t begin, std::int64_t end,
     pos += length;
     if (pos >= end) return;
     // The run ended at the end of the inner dim: carry into the outer dims.
-    for (int k = 0; k < ops; ++k) offsets[k] -= index[inner] * loop.byte_strides[k][inner];
+    for (int k = 0; k < ops; ++k) offsets[k] -= index[inner] * loop.strides[k][inner];
     index[inner] = 0;
     for (int d = inner - 1; d >= 0; --d) {
-      for (int k = 0; k < ops; ++k) offsets[k] += loop.byte_strides[k][d];
+      for (int k = 0; k < ops; ++k) offsets[k] += loop.strides[k][d];
       if (++index[d] < loop.sizes[d]) break;
-      for (int k = 0; k < ops; ++k) offsets[k] -= index[d] * loop.byte_strides[k][d];
+      for (int k = 0; k < ops; ++k) offsets[k] -= index[d] * loop.strides[k][d];
       index[d] = 0;
     }
   }

@@ -32,7 +32,7 @@ struct Block {
 /// Returns a 64-byte aligned block of at least `bytes` bytes. bytes == 0 gives
 /// a valid, non-null 64-byte block. Throws kiln::OutOfMemory (with a report)
 /// if live bytes would exceed the budget, or if the system has no memory;
-/// throws kiln::ValueError on first use if KILN_MEMORY_BUDGET is malformed.
+/// throws kiln::ValueError if KILN_MEMORY_BUDGET is malformed (see budget()).
 Block allocate(std::size_t bytes);
 
 /// Returns a block from allocate() to its size class's pool. A null block is
@@ -46,7 +46,9 @@ void set_budget(std::size_t bytes);
 
 /// The current budget in bytes, 0 when unlimited. Unless set_budget() was
 /// called first, it comes from KILN_MEMORY_BUDGET (parse_bytes syntax; unset
-/// or empty means unlimited), read once at first use of the allocator.
+/// or empty means unlimited), read at the first allocate(), budget() or
+/// stats(). A malformed value makes each of those throw kiln::ValueError
+/// naming the variable and its value, until set_budget() replaces it.
 std::size_t budget();
 
 /// Frees every pooled (cached, unused) block to the system.

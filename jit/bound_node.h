@@ -1,0 +1,47 @@
+// A node's operands resolved to memory for its reference kernel, keeping
+// the promises listed in kernels/kernel.h. Where the trace hands over
+// something a kernel must not see, the node is adjusted here, once for all
+// kernels:
+//   - an input whose storage overlaps the output's elements other than
+//     element for element (a.add_(a.t()), or any overlap for a matmul,
+//     reduction or index op) is copied to a temporary first, so results
+//     equal "compute out of place, then write";
+//   - an input of another dtype than the kernel reads is converted into a
+//     temporary, and so is a scalar input (into a stride-0 tensor);
+//   - an output of another dtype than the kernel writes (an in-place op
+//     on a narrower tensor) is computed into a temporary of the compute
+//     dtype and converted into place by finish().
+// Temporaries come from the memory pool and are returned when the
+// BoundNode dies, also when the kernel throws.
+#pragma once
+
+#include <vector>
+
+#include "jit/kernels/kernel.h"
+#include "jit/workspace.h"
+#include "trace/segment.h"
+
+namespace kiln::jit {
+
+class BoundNode {
+ public:
+  BoundNode(trace::Segment& segment, const trace::Node& node);
+  BoundNode(const BoundNode&) = delete;  // the call may point into this object (scalars)
+  BoundNode& operator=(const BoundNode&) = delete;
+
+  const kernels::KernelCall& call() const { return call_; }
+  /// After the kernel ran: moves a staged output into place.
+  void finish();
+
+ private:
+  kernels::TensorArg stage(const kernels::TensorArg& source, ScalarType dtype);
+  kernels::TensorArg scalar_input(int k, ScalarType dtype);
+
+  kernels::KernelCall call_;
+  kernels::TensorArg final_out_;
+  bool output_staged_ = false;
+  std::vector<Workspace> temporaries_;
+  alignas(8) unsigned char scalars_[trace::kMaxArity][8] = {};
+};
+
+}  // namespace kiln::jit

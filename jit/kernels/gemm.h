@@ -1,0 +1,32 @@
+// General matrix multiply on strided matrices: C = A · B, the engine of the
+// MatMul kernel. Floating types use a packed, cache-blocked GEMM with a
+// vector micro-kernel per ISA (gemm_float.cpp); integers use a blocked loop
+// with wrapping arithmetic (gemm_integral.cpp).
+#pragma once
+
+#include <cstdint>
+
+namespace kiln::jit::kernels {
+
+/// A strided matrix view; strides in elements, any value (0 for broadcast).
+template <class T>
+struct MatrixRef {
+  T* data;
+  std::int64_t row_stride;
+  std::int64_t col_stride;
+
+  T& at(std::int64_t i, std::int64_t j) const { return data[i * row_stride + j * col_stride]; }
+};
+
+/// C[m×n] = A[m×k] · B[k×n], overwriting C (k == 0 gives zeros). C must
+/// not overlap A or B. Uses the kernel threads when the product is large.
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
+          MatrixRef<float> c);
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
+          MatrixRef<double> c);
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const std::int32_t> a,
+          MatrixRef<const std::int32_t> b, MatrixRef<std::int32_t> c);
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const std::int64_t> a,
+          MatrixRef<const std::int64_t> b, MatrixRef<std::int64_t> c);
+
+}  // namespace kiln::jit::kernels

@@ -1,0 +1,160 @@
+// The packed floating-point GEMM (blocking explained in gemm_blocking.h).
+// The macro-kernel is compiled three times, for AVX-512, AVX2+FMA and
+// baseline x86-64, and the best one the CPU supports is picked at first use:
+// the library is not built with -march=native.
+#include <algorithm>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "jit/kernels/gemm.h"
+#include "jit/kernels/gemm_blocking.h"
+#include "jit/kernels/gemm_microkernel.h"
+#include "jit/workspace.h"
+
+namespace kiln::jit::kernels {
+namespace {
+
+// Products below this many multiply-adds run on the calling thread.
+constexpr std::int64_t kParallelWork = std::int64_t{1} << 18;
+
+// One C block against packed panels: rows × cols of C, depth kc.
+template <class T>
+struct MacroTile {
+  const T* a_panels;  // ceil(rows / mr) panels of kc × mr
+  const T* b_panels;  // ceil(cols / nr) panels of kc × nr
+  std::int64_t kc, rows, cols;
+  T* c;
+  std::int64_t rs_c, cs_c;
+  bool accumulate;
+};
+
+template <class MK, class T>
+[[gnu::always_inline]] inline void macro_kernel(const MacroTile<T>& t) {
+  for (std::int64_t ir = 0; ir < t.rows; ir += MK::kMR) {
+    const T* a = t.a_panels + ir * t.kc;
+    const int rows = static_cast<int>(std::min<std::int64_t>(MK::kMR, t.rows - ir));
+    for (std::int64_t jr = 0; jr < t.cols; jr += MK::kNR) {
+      const int cols = static_cast<int>(std::min<std::int64_t>(MK::kNR, t.cols - jr));
+      MK::run(t.kc, a, t.b_panels + jr * t.kc, t.c + ir * t.rs_c + jr * t.cs_c, t.rs_c, t.cs_c, rows, cols,
+              t.accumulate);
+    }
+  }
+}
+
+template <class T>
+[[gnu::target("avx512f,fma")]] void macro_avx512(const MacroTile<T>& t) {
+  macro_kernel<MicroKernel<T, 64 / sizeof(T), 12, 2>>(t);
+}
+template <class T>
+[[gnu::target("avx2,fma")]] void macro_avx2(const MacroTile<T>& t) {
+  macro_kernel<MicroKernel<T, 32 / sizeof(T), 6, 2>>(t);
+}
+template <class T>
+void macro_baseline(const MacroTile<T>& t) {
+  macro_kernel<MicroKernel<T, 16 / sizeof(T), 4, 2>>(t);
+}
+
+template <class T>
+struct GemmIsa {
+  GemmBlocking blocking;
+  void (*macro)(const MacroTile<T>&);
+};
+
+template <class T>
+GemmIsa<T> select_isa() {
+  constexpr int bytes = sizeof(T);
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
+    return {gemm_blocking(32, 64 / bytes, bytes), &macro_avx512<T>};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return {gemm_blocking(16, 32 / bytes, bytes), &macro_avx2<T>};
+  return {gemm_blocking(16, 16 / bytes, bytes), &macro_baseline<T>};
+}
+
+// Panels of `width` rows of the k×? slice `src` (src(r, k) = row r, depth k),
+// laid out depth-major: dst[p][k][r], rows past `rows` zero.
+template <class T>
+void pack_panels(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t depth, int width,
+                 std::int64_t first_panel, std::int64_t end_panel) {
+  for (std::int64_t p = first_panel; p < end_panel; ++p) {
+    T* panel = dst + p * width * depth;
+    const std::int64_t r0 = p * width, valid = std::min<std::int64_t>(width, rows - r0);
+    for (std::int64_t r = 0; r < width; ++r) {
+      if (r >= valid) {
+        for (std::int64_t k = 0; k < depth; ++k) panel[k * width + r] = T(0);
+        continue;
+      }
+      const T* s = &src.at(r0 + r, 0);
+      for (std::int64_t k = 0; k < depth; ++k) panel[k * width + r] = s[k * src.col_stride];
+    }
+  }
+}
+
+template <class T>
+void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
+                 MatrixRef<T> c) {
+  static const GemmIsa<T> isa = select_isa<T>();
+  const GemmBlocking& bl = isa.blocking;
+  const bool parallel = m * n * k >= kParallelWork;
+  const std::int64_t threads = parallel ? tbb::this_task_arena::max_concurrency() : 1;
+  auto for_range = [&](std::int64_t count, auto&& body) {
+    if (parallel && count > 1) tbb::parallel_for(std::int64_t{0}, count, body);
+    else for (std::int64_t i = 0; i < count; ++i) body(i);
+  };
+
+  const std::int64_t mc_max = std::min(bl.mc, m), kc_max = std::min(bl.kc, k);
+  Workspace a_pack(static_cast<std::size_t>((mc_max + bl.mr) * kc_max) * sizeof(T));
+  for (std::int64_t pc = 0; pc < k; pc += bl.kc) {
+    const std::int64_t kc = std::min(bl.kc, k - pc);
+    for (std::int64_t ic = 0; ic < m; ic += bl.mc) {
+      const std::int64_t mc = std::min(bl.mc, m - ic);
+      const std::int64_t a_panels = (mc + bl.mr - 1) / bl.mr;
+      // A block: rows ic.., depth pc..; shared by every task below.
+      const MatrixRef<const T> a_block{&a.at(ic, pc), a.row_stride, a.col_stride};
+      for_range((a_panels + 7) / 8, [&](std::int64_t g) {
+        pack_panels(a_pack.as<T>(), a_block, mc, kc, bl.mr, g * 8, std::min(a_panels, g * 8 + 8));
+      });
+      // Tasks: column blocks of nc, split by rows too when there are few.
+      const std::int64_t col_blocks = (n + bl.nc - 1) / bl.nc;
+      const std::int64_t row_splits = std::clamp<std::int64_t>((2 * threads + col_blocks - 1) / col_blocks, 1, a_panels);
+      const std::int64_t panels_per_split = (a_panels + row_splits - 1) / row_splits;
+      for_range(col_blocks * row_splits, [&](std::int64_t task) {
+        const std::int64_t jc = (task / row_splits) * bl.nc, nc = std::min(bl.nc, n - jc);
+        const std::int64_t first = (task % row_splits) * panels_per_split * bl.mr;
+        if (first >= mc) return;
+        const std::int64_t rows = std::min(mc - first, panels_per_split * bl.mr);
+        Workspace b_pack(static_cast<std::size_t>((nc + bl.nr) * kc) * sizeof(T));
+        // B^T as rows: row j of the transposed block is column jc + j of B.
+        const MatrixRef<const T> bt{&b.at(pc, jc), b.col_stride, b.row_stride};
+        pack_panels(b_pack.as<T>(), bt, nc, kc, bl.nr, 0, (nc + bl.nr - 1) / bl.nr);
+        isa.macro({a_pack.as<T>() + first * kc, b_pack.as<T>(), kc, rows, nc, &c.at(ic + first, jc), c.row_stride,
+                   c.col_stride, pc > 0});
+      });
+    }
+  }
+}
+
+template <class T>
+void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
+                MatrixRef<T> c) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) c.at(i, j) = T(0);
+    return;
+  }
+  gemm_packed(m, n, k, a, b, c);
+}
+
+}  // namespace
+
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
+          MatrixRef<float> c) {
+  gemm_float(m, n, k, a, b, c);
+}
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
+          MatrixRef<double> c) {
+  gemm_float(m, n, k, a, b, c);
+}
+
+}  // namespace kiln::jit::kernels

@@ -1,0 +1,61 @@
+#include "jit/threads.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+
+#include <kiln/error.h>
+
+namespace kiln::jit {
+namespace {
+
+struct ThreadLimit {
+  std::mutex mutex;
+  int threads = 0;
+  std::unique_ptr<tbb::global_control> control;
+
+  void set(int n) {
+    control.reset();  // one control at a time: TBB obeys the most restrictive
+    control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                    static_cast<std::size_t>(n));
+    threads = n;
+  }
+};
+
+int threads_from_environment() {
+  const char* text = std::getenv("KILN_NUM_THREADS");
+  if (text == nullptr || *text == '\0') return tbb::info::default_concurrency();
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(text, &end, 10);
+  if (*end != '\0' || errno != 0 || n < 1 || n > 1 << 16)
+    throw ValueError(detail::cat("[num_threads] KILN_NUM_THREADS='", text, "' is not a positive integer"));
+  return static_cast<int>(n);
+}
+
+ThreadLimit& limit() {
+  static ThreadLimit instance;
+  return instance;
+}
+
+}  // namespace
+
+void set_num_threads(int n) {
+  if (n < 1) throw ValueError(detail::cat("[set_num_threads] number of threads must be at least 1, got ", n));
+  ThreadLimit& l = limit();
+  std::lock_guard lock(l.mutex);
+  l.set(n);
+}
+
+int num_threads() {
+  ThreadLimit& l = limit();
+  std::lock_guard lock(l.mutex);
+  if (l.threads == 0) l.set(threads_from_environment());  // first use, unless set_num_threads came first
+  return l.threads;
+}
+
+}  // namespace kiln::jit
