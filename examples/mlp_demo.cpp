@@ -3,6 +3,7 @@
 // random inputs, a perturbed "student" copy is scored on them (accuracy and
 // cross-entropy). Every op is recorded and run at the .item() reads; the
 // counters at the end show the segments, their keys and the memory used.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -32,7 +33,7 @@ int main() {
   kiln::manual_seed(42);
   const int batches = 200, batch = 256, in = 64, hidden = 256, classes = 10;
   Mlp teacher = Mlp::random(in, hidden, classes);
-  Mlp student = teacher.perturbed(0.05);
+  Mlp student = teacher.perturbed(0.01);
 
   double correct = 0, loss_sum = 0;
   for (int i = 0; i < batches; ++i) {

@@ -17,8 +17,10 @@ inline constexpr int kMaxDims = 8;
 struct Geometry {
   std::int32_t ndim = 0;
   std::int64_t offset = 0;
-  std::int64_t sizes[kMaxDims] = {};
-  std::int64_t strides[kMaxDims] = {};
+  // Only the first `ndim` entries are meaningful; the rest are left
+  // uninitialized on purpose, so that making a node does not clear ~1 KiB.
+  std::int64_t sizes[kMaxDims];
+  std::int64_t strides[kMaxDims];
 
   IntArrayRef shape() const { return {sizes, static_cast<std::size_t>(ndim)}; }
   IntArrayRef stride() const { return {strides, static_cast<std::size_t>(ndim)}; }

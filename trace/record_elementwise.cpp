@@ -81,8 +81,13 @@ Node build_node(OpId op, std::initializer_list<Input> inputs, Attrs attrs, const
 
 Geometry broadcast_shape(std::initializer_list<Input> inputs, const char* op) {
   Geometry shape;
-  for (const Input& in : inputs)
-    if (in.tensor) broadcast_into(shape, in.tensor->geo.shape(), op);
+  bool first = true;
+  for (const Input& in : inputs) {
+    if (!in.tensor) continue;
+    if (first) shape = in.tensor->geo;
+    else broadcast_into(shape, in.tensor->geo.shape(), op);
+    first = false;
+  }
   return shape;
 }
 

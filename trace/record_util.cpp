@@ -18,6 +18,7 @@ TensorRef fresh_output(IntArrayRef shape, ScalarType dtype, const char* op) {
 }
 
 Geometry broadcast_geometry(const Geometry& g, IntArrayRef shape) {
+  if (g.shape() == shape) return g;
   Geometry out;
   out.ndim = static_cast<std::int32_t>(shape.size());
   out.offset = g.offset;
@@ -31,6 +32,7 @@ Geometry broadcast_geometry(const Geometry& g, IntArrayRef shape) {
 }
 
 void broadcast_into(Geometry& out, IntArrayRef shape, const char* op) {
+  if (out.shape() == shape) return;  // the common case: equal shapes
   int nd = std::max<int>(out.ndim, static_cast<int>(shape.size()));
   if (nd > kMaxDims)
     throw ShapeError(detail::cat("[", op, "] broadcasting ", out.shape(), " and ", shape, " gives more than ",

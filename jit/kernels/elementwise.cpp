@@ -2,11 +2,9 @@
 
 #include <cstring>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <kiln/error.h>
 
+#include "jit/kernels/parallel.h"
 #include "jit/kernels/strided_loop.h"
 
 namespace kiln::jit::kernels {
@@ -120,9 +118,7 @@ void run_elementwise(const TensorArg& out, std::span<const TensorArg> in, Contig
   for (int d = 0; d < loop.ndim; ++d) loop.sizes[d] = out.geo.sizes[d];
   loop.coalesce();
 
-  if (numel <= kElementwiseGrain) return driver.run_range(0, numel);
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, numel, kElementwiseGrain),
-                    [&driver](const tbb::blocked_range<std::int64_t>& r) { driver.run_range(r.begin(), r.end()); });
+  parallel_ranges(numel, kElementwiseGrain, [&driver](std::int64_t begin, std::int64_t end) { driver.run_range(begin, end); });
 }
 
 }  // namespace kiln::jit::kernels

@@ -4,12 +4,12 @@
 // the library is not built with -march=native.
 #include <algorithm>
 
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include "jit/kernels/gemm.h"
 #include "jit/kernels/gemm_blocking.h"
 #include "jit/kernels/gemm_microkernel.h"
+#include "jit/kernels/parallel.h"
 #include "jit/workspace.h"
 
 namespace kiln::jit::kernels {
@@ -97,9 +97,11 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
   const GemmBlocking& bl = isa.blocking;
   const bool parallel = m * n * k >= kParallelWork;
   const std::int64_t threads = parallel ? tbb::this_task_arena::max_concurrency() : 1;
+  // body(i) for i < count: one task each when parallel.
   auto for_range = [&](std::int64_t count, auto&& body) {
-    if (parallel && count > 1) tbb::parallel_for(std::int64_t{0}, count, body);
-    else for (std::int64_t i = 0; i < count; ++i) body(i);
+    parallel_ranges(count, parallel ? 1 : count, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end; ++i) body(i);
+    });
   };
 
   const std::int64_t mc_max = std::min(bl.mc, m), kc_max = std::min(bl.kc, k);

@@ -2,10 +2,8 @@
 // and sums wrap in two's complement like the elementwise integer ops.
 #include <algorithm>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include "jit/kernels/gemm.h"
+#include "jit/kernels/parallel.h"
 #include "jit/kernels/wrapping.h"
 
 namespace kiln::jit::kernels {
@@ -38,9 +36,7 @@ template <class T>
 void gemm_integral(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
                    MatrixRef<T> c) {
   const std::int64_t grain = std::max<std::int64_t>(1, (std::int64_t{1} << 18) / std::max<std::int64_t>(1, n * k));
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, m, grain), [&](const tbb::blocked_range<std::int64_t>& r) {
-    gemm_rows(r.begin(), r.end(), n, k, a, b, c);
-  });
+  parallel_ranges(m, grain, [&](std::int64_t begin, std::int64_t end) { gemm_rows(begin, end, n, k, a, b, c); });
 }
 
 }  // namespace

@@ -5,12 +5,10 @@
 // was and throws kiln::IndexError.
 #include <cstring>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include <kiln/error.h>
 
 #include "jit/kernels/elementwise.h"
+#include "jit/kernels/parallel.h"
 #include "jit/kernels/strided_loop.h"
 
 namespace kiln::jit::kernels {
@@ -87,9 +85,7 @@ void run_index_op(const KernelCall& c, const std::int64_t* index_strides) {
       default: return copy_selected<std::uint64_t>(loop, base, src_dim_stride, begin, end);
     }
   };
-  if (numel <= kElementwiseGrain) return copy_range(0, numel);
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, numel, kElementwiseGrain),
-                    [&](const tbb::blocked_range<std::int64_t>& r) { copy_range(r.begin(), r.end()); });
+  parallel_ranges(numel, kElementwiseGrain, copy_range);
 }
 
 }  // namespace

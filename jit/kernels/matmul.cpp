@@ -1,13 +1,12 @@
 // MatMul: [..., M, K] @ [..., K, N] -> [..., M, N] with the batch dims
 // already broadcast (a broadcast batch dim has stride 0). Each matrix goes
 // to gemm(); many small matrices are spread over threads by batch instead.
-#include <tbb/parallel_for.h>
-
 #include <kiln/error.h>
 
 #include "jit/kernels/dtype_dispatch.h"
 #include "jit/kernels/gemm.h"
 #include "jit/kernels/kernel.h"
+#include "jit/kernels/parallel.h"
 #include "jit/kernels/strided_loop.h"
 
 namespace kiln::jit::kernels {
@@ -50,12 +49,8 @@ void batched_matmul(const KernelCall& c) {
       }
     });
   };
-  if (batches > 1 && m * n * k < kSmallMatrixWork)
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, batches), [&](const tbb::blocked_range<std::int64_t>& r) {
-      multiply(r.begin(), r.end());
-    });
-  else
-    multiply(0, batches);
+  // One matrix per task when each is small (the gemm itself stays serial).
+  parallel_ranges(batches, m * n * k < kSmallMatrixWork ? 1 : batches, multiply);
 }
 
 }  // namespace

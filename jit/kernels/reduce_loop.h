@@ -10,11 +10,9 @@
 #include <cstdint>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include "jit/kernels/dtype_dispatch.h"
 #include "jit/kernels/kernel.h"
+#include "jit/kernels/parallel.h"
 #include "jit/kernels/strided_loop.h"
 
 namespace kiln::jit::kernels {
@@ -29,10 +27,14 @@ struct ReductionShape {
 };
 ReductionShape reduction_shape(const KernelCall& call);
 
-/// Writes `value` into `out` converted to `dtype`.
+/// Writes a reduction result into `out`, converted to `dtype`. Results are
+/// widened to double or int64 first (exactly), so there are two of these.
+void store_as(ScalarType dtype, char* out, double value);
+void store_as(ScalarType dtype, char* out, std::int64_t value);
 template <class V>
-void store_as(ScalarType dtype, char* out, V value) {
-  visit_dtype<kAllTypes>(dtype, "reduction", [&]<class T>() { *reinterpret_cast<T*>(out) = convert<T>(value); });
+void store_result(ScalarType dtype, char* out, V value) {
+  if constexpr (std::is_floating_point_v<V>) store_as(dtype, out, static_cast<double>(value));
+  else store_as(dtype, out, static_cast<std::int64_t>(value));
 }
 
 /// A Reducer R over input elements T provides:
@@ -75,13 +77,10 @@ void run_reduction(const KernelCall& call) {
     const std::int64_t grain = std::max<std::int64_t>(1, kReductionChunk / std::max<std::int64_t>(positions, 1));
     auto reduce_outputs = [&](std::int64_t begin, std::int64_t end) {
       for_outputs(begin, end, [&](std::int64_t out_offset, std::int64_t in_offset) {
-        store_as(out_dtype, out + out_offset, R::result(reduce_positions<R, T>(shape.reduced, input + in_offset, 0, positions)));
+        store_result(out_dtype, out + out_offset, R::result(reduce_positions<R, T>(shape.reduced, input + in_offset, 0, positions)));
       });
     };
-    if (outputs <= grain) return reduce_outputs(0, outputs);
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, outputs, grain),
-                      [&](const tbb::blocked_range<std::int64_t>& r) { reduce_outputs(r.begin(), r.end()); });
-    return;
+    return parallel_ranges(outputs, grain, reduce_outputs);
   }
 
   // Few long reductions: one task per (output, chunk), then combine in order.
@@ -91,15 +90,17 @@ void run_reduction(const KernelCall& call) {
     in_offsets.push_back(in_offset);
   });
   std::vector<Acc> partial(static_cast<std::size_t>(outputs * chunks));
-  tbb::parallel_for(std::int64_t{0}, outputs * chunks, [&](std::int64_t task) {
-    const std::int64_t o = task / chunks, begin = (task % chunks) * kReductionChunk;
-    partial[task] = reduce_positions<R, T>(shape.reduced, input + in_offsets[o], begin,
-                                           std::min(begin + kReductionChunk, positions));
+  parallel_ranges(outputs * chunks, 1, [&](std::int64_t first_task, std::int64_t end_task) {
+    for (std::int64_t task = first_task; task < end_task; ++task) {
+      const std::int64_t o = task / chunks, begin = (task % chunks) * kReductionChunk;
+      partial[task] = reduce_positions<R, T>(shape.reduced, input + in_offsets[o], begin,
+                                             std::min(begin + kReductionChunk, positions));
+    }
   });
   for (std::int64_t o = 0; o < outputs; ++o) {
     Acc acc = partial[o * chunks];
     for (std::int64_t c = 1; c < chunks; ++c) R::combine(acc, partial[o * chunks + c]);
-    store_as(out_dtype, out + out_offsets[o], R::result(acc));
+    store_result(out_dtype, out + out_offsets[o], R::result(acc));
   }
 }
 

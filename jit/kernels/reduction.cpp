@@ -36,6 +36,13 @@ ReductionShape reduction_shape(const KernelCall& call) {
   return s;
 }
 
+void store_as(ScalarType dtype, char* out, double value) {
+  visit_dtype<kAllTypes>(dtype, "reduction", [&]<class T>() { *reinterpret_cast<T*>(out) = convert<T>(value); });
+}
+void store_as(ScalarType dtype, char* out, std::int64_t value) {
+  visit_dtype<kAllTypes>(dtype, "reduction", [&]<class T>() { *reinterpret_cast<T*>(out) = convert<T>(value); });
+}
+
 namespace {
 
 // Sum and prod fold in Acc: double for floating results (float32 sums

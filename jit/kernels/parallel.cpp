@@ -1,0 +1,15 @@
+#include "jit/kernels/parallel.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+namespace kiln::jit::kernels {
+
+void parallel_ranges(std::int64_t n, std::int64_t grain, RangeFn body) {
+  if (n <= 0) return;
+  if (n <= grain) return body(0, n);
+  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, grain),
+                    [&body](const tbb::blocked_range<std::int64_t>& r) { body(r.begin(), r.end()); });
+}
+
+}  // namespace kiln::jit::kernels
