@@ -93,6 +93,7 @@ void reset() noexcept {
     counter->store(0, std::memory_order_relaxed);
   }
   for (auto& counter : c.by_reason) counter.store(0, std::memory_order_relaxed);
+  reset_jit();
   std::lock_guard lock(c.keys_mutex);
   c.keys.clear();
 }
@@ -109,6 +110,7 @@ Stats snapshot() {
     s.segments_by_reason[i] = c.by_reason[i].load(std::memory_order_relaxed);
   }
 
+  fill_jit_stats(s.jit);
   std::lock_guard lock(c.keys_mutex);
   s.distinct_keys = c.keys.size();
   s.top_keys.reserve(c.keys.size());

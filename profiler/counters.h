@@ -47,4 +47,9 @@ void reset() noexcept;
 /// which sits above both layers, fills them from kiln::memory::stats().
 Stats snapshot();
 
+/// Fills the JIT part of the stats (profiler/jit_counters.cpp).
+void fill_jit_stats(JitStats& stats);
+/// Zeroes the JIT counters (part of reset()).
+void reset_jit() noexcept;
+
 }  // namespace kiln::profiler

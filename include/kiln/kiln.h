@@ -4,6 +4,7 @@
 #include <kiln/array_ref.h>
 #include <kiln/dtype.h>
 #include <kiln/error.h>
+#include <kiln/frontend/compile.h>
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
 #include <kiln/frontend/options.h>
@@ -11,3 +12,4 @@
 #include <kiln/frontend/tensor.h>
 #include <kiln/profiler/stats.h>
 #include <kiln/scalar.h>
+#include <kiln/version.h>

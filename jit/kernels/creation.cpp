@@ -2,6 +2,8 @@
 // parameters are scalar operands (run-time values, not part of the segment
 // key); values depend on the row-major position in the output, so any view
 // (even a strided one, for in-place fills) gets the same numbers.
+#include <algorithm>
+
 #include "jit/kernels/dtype_dispatch.h"
 #include "jit/kernels/elementwise.h"
 #include "jit/kernels/wrapping.h"
@@ -35,10 +37,11 @@ void iota_loop(const void* params, char* out, const char* const*, std::int64_t f
 }
 
 // LibTorch's symmetric linspace: the first half steps up from start, the
-// second half steps down from end, so both ends are exact.
+// second half steps down from end, so both ends are exact. A single
+// element is `start` (halfway = 1).
 struct LinspaceParams {
   double start, end, step;
-  std::int64_t n;
+  std::int64_t n, halfway;
 };
 template <class T>
 void linspace_loop(const void* params, char* out, const char* const*, std::int64_t first, std::int64_t n) {
@@ -46,7 +49,7 @@ void linspace_loop(const void* params, char* out, const char* const*, std::int64
   T* o = reinterpret_cast<T*>(out);
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t k = first + i;
-    const double v = k < p.n / 2 ? p.start + static_cast<double>(k) * p.step
+    const double v = k < p.halfway ? p.start + static_cast<double>(k) * p.step
                                  : p.end - static_cast<double>(p.n - 1 - k) * p.step;
     o[i] = static_cast<T>(v);
   }
@@ -79,7 +82,8 @@ void Iota(const KernelCall& c) {
 void Linspace(const KernelCall& c) {
   const std::int64_t n = c.out.numel();
   const double start = c.node->in[0].scalar.to_double(), end = c.node->in[1].scalar.to_double();
-  const LinspaceParams params{start, end, n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0, n};
+  const LinspaceParams params{start, end, n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0, n,
+                              std::max<std::int64_t>(n / 2, 1)};
   visit_dtype<kNumericTypes>(c.out.dtype, "linspace", [&]<class T>() {
     run_elementwise(c.out, {}, &linspace_loop<T>, &params);
   });

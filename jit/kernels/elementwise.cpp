@@ -1,5 +1,6 @@
 #include "jit/kernels/elementwise.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <kiln/error.h>
@@ -70,8 +71,7 @@ struct Driver {
         if (stride == static_cast<std::int64_t>(size)) {
           staged[k] = in[k] + t * stride;
         } else if (stride == 0) {  // one value for the whole run: fill its tile once
-          if (!broadcast_filled[k])
-            for (std::int64_t i = 0; i < std::min(kTile, n); ++i) std::memcpy(tile + i * size, in[k], size);
+          if (!broadcast_filled[k]) gather(tile, in[k], 0, std::min(kTile, n), size);
           broadcast_filled[k] = true;
           staged[k] = tile;
         } else {
@@ -90,6 +90,38 @@ struct Driver {
   void run_range(std::int64_t begin, std::int64_t end) const {
     for_each_run(loop, begin, end,
                  [this](const std::int64_t* offsets, std::int64_t first, std::int64_t n) { run(offsets, first, n); });
+  }
+
+  // An operand that strides along the inner dim but is contiguous along the
+  // next one (a transposed input or output) touches a new cache line per
+  // element in row-major order; such loops go tile by tile, so each line
+  // serves kTileRows rows. Measured: x.t() + 1 on 4096² float32 takes 53 ms
+  // instead of 110 (power-of-two strides still conflict in the caches; a
+  // staged 2-D transpose would do better).
+  bool wants_tiles() const {
+    if (loop.ndim < 2) return false;
+    for (int k = 0; k < loop.operands; ++k) {
+      const auto size = static_cast<std::int64_t>(element_size[k]);
+      const std::int64_t inner = loop.inner_stride(k), next = loop.strides[k][loop.ndim - 2];
+      if (inner != size && inner != 0 && next == size) return true;
+    }
+    return false;
+  }
+  // Tiles of kTileRows × kTileCols over the two inner dims; `blocks` counts
+  // row blocks (of kTileRows rows, over all outer indices).
+  static constexpr std::int64_t kTileRows = 16, kTileCols = 128;
+  void run_row_blocks(std::int64_t first_block, std::int64_t end_block) const {
+    const std::int64_t rows = loop.sizes[loop.ndim - 2], cols = loop.sizes[loop.ndim - 1];
+    const std::int64_t blocks_per_plane = (rows + kTileRows - 1) / kTileRows;
+    for (std::int64_t block = first_block; block < end_block; ++block) {
+      const std::int64_t plane = block / blocks_per_plane, r0 = (block % blocks_per_plane) * kTileRows;
+      const std::int64_t r1 = std::min(rows, r0 + kTileRows);
+      for (std::int64_t c0 = 0; c0 < cols; c0 += kTileCols)
+        for (std::int64_t r = r0; r < r1; ++r) {
+          const std::int64_t first = (plane * rows + r) * cols + c0;
+          run_range(first, first + std::min(kTileCols, cols - c0));
+        }
+    }
   }
 };
 
@@ -118,6 +150,14 @@ void run_elementwise(const TensorArg& out, std::span<const TensorArg> in, Contig
   for (int d = 0; d < loop.ndim; ++d) loop.sizes[d] = out.geo.sizes[d];
   loop.coalesce();
 
+  if (driver.wants_tiles()) {
+    const std::int64_t rows = loop.sizes[loop.ndim - 2], cols = loop.sizes[loop.ndim - 1];
+    const std::int64_t blocks = numel / (rows * cols) * ((rows + Driver::kTileRows - 1) / Driver::kTileRows);
+    const std::int64_t grain = std::max<std::int64_t>(1, kElementwiseGrain / (Driver::kTileRows * cols));
+    return parallel_ranges(blocks, grain, [&driver](std::int64_t begin, std::int64_t end) {
+      driver.run_row_blocks(begin, end);
+    });
+  }
   parallel_ranges(numel, kElementwiseGrain, [&driver](std::int64_t begin, std::int64_t end) { driver.run_range(begin, end); });
 }
 

@@ -29,4 +29,10 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const std::i
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const std::int64_t> a,
           MatrixRef<const std::int64_t> b, MatrixRef<std::int64_t> c);
 
+/// The compiled variants of the floating-point micro-kernel. gemm() uses
+/// the best one the CPU supports; tests force the others with
+/// set_gemm_variant (the CPU must support the one forced; Best restores).
+enum class GemmVariant { Best, Avx512, Avx2, Baseline };
+void set_gemm_variant(GemmVariant variant);
+
 }  // namespace kiln::jit::kernels

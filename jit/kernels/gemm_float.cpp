@@ -3,6 +3,7 @@
 // baseline x86-64, and the best one the CPU supports is picked at first use:
 // the library is not built with -march=native.
 #include <algorithm>
+#include <atomic>
 
 #include <tbb/task_arena.h>
 
@@ -42,17 +43,20 @@ template <class MK, class T>
   }
 }
 
+template <class T, RegisterTile Tile>
+using MicroKernelFor = MicroKernel<T, Tile.vector_bytes / static_cast<int>(sizeof(T)), Tile.mr, Tile.nv>;
+
 template <class T>
 [[gnu::target("avx512f,fma")]] void macro_avx512(const MacroTile<T>& t) {
-  macro_kernel<MicroKernel<T, 64 / sizeof(T), 12, 2>>(t);
+  macro_kernel<MicroKernelFor<T, kAvx512Tile>>(t);
 }
 template <class T>
 [[gnu::target("avx2,fma")]] void macro_avx2(const MacroTile<T>& t) {
-  macro_kernel<MicroKernel<T, 32 / sizeof(T), 6, 2>>(t);
+  macro_kernel<MicroKernelFor<T, kAvx2Tile>>(t);
 }
 template <class T>
 void macro_baseline(const MacroTile<T>& t) {
-  macro_kernel<MicroKernel<T, 16 / sizeof(T), 4, 2>>(t);
+  macro_kernel<MicroKernelFor<T, kBaselineTile>>(t);
 }
 
 template <class T>
@@ -61,24 +65,47 @@ struct GemmIsa {
   void (*macro)(const MacroTile<T>&);
 };
 
-template <class T>
-GemmIsa<T> select_isa() {
-  constexpr int bytes = sizeof(T);
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
-    return {gemm_blocking(32, 64 / bytes, bytes), &macro_avx512<T>};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    return {gemm_blocking(16, 32 / bytes, bytes), &macro_avx2<T>};
-  return {gemm_blocking(16, 16 / bytes, bytes), &macro_baseline<T>};
+std::atomic<GemmVariant> forced_variant{GemmVariant::Best};
+
+GemmVariant best_variant() {
+  static const GemmVariant best = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")
+                                      ? GemmVariant::Avx512
+                                  : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                                      ? GemmVariant::Avx2
+                                      : GemmVariant::Baseline;
+  return best;
 }
 
-// Panels of `width` rows of the k×? slice `src` (src(r, k) = row r, depth k),
-// laid out depth-major: dst[p][k][r], rows past `rows` zero.
+template <class T>
+GemmIsa<T> current_isa() {
+  GemmVariant v = forced_variant.load(std::memory_order_relaxed);
+  if (v == GemmVariant::Best) v = best_variant();
+  switch (v) {
+    case GemmVariant::Avx512: return {gemm_blocking<T>(kAvx512Tile), &macro_avx512<T>};
+    case GemmVariant::Avx2: return {gemm_blocking<T>(kAvx2Tile), &macro_avx2<T>};
+    default: return {gemm_blocking<T>(kBaselineTile), &macro_baseline<T>};
+  }
+}
+
+// Panels of `width` rows of the slice `src` (src(r, k) = row r, depth k),
+// laid out depth-major: dst[p][k][r], rows past `rows` zero. The loops walk
+// the source in its memory order: B's columns are packed as rows of B^T,
+// whose rows are adjacent in memory.
 template <class T>
 void pack_panels(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t depth, int width,
                  std::int64_t first_panel, std::int64_t end_panel) {
+  const bool rows_adjacent = src.row_stride <= src.col_stride;
   for (std::int64_t p = first_panel; p < end_panel; ++p) {
     T* panel = dst + p * width * depth;
     const std::int64_t r0 = p * width, valid = std::min<std::int64_t>(width, rows - r0);
+    if (rows_adjacent) {
+      for (std::int64_t k = 0; k < depth; ++k) {
+        const T* s = &src.at(r0, k);
+        for (std::int64_t r = 0; r < valid; ++r) panel[k * width + r] = s[r * src.row_stride];
+        for (std::int64_t r = valid; r < width; ++r) panel[k * width + r] = T(0);
+      }
+      continue;
+    }
     for (std::int64_t r = 0; r < width; ++r) {
       if (r >= valid) {
         for (std::int64_t k = 0; k < depth; ++k) panel[k * width + r] = T(0);
@@ -93,7 +120,7 @@ void pack_panels(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t
 template <class T>
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
                  MatrixRef<T> c) {
-  static const GemmIsa<T> isa = select_isa<T>();
+  const GemmIsa<T> isa = current_isa<T>();
   const GemmBlocking& bl = isa.blocking;
   const bool parallel = m * n * k >= kParallelWork;
   const std::int64_t threads = parallel ? tbb::this_task_arena::max_concurrency() : 1;
@@ -111,7 +138,8 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
     for (std::int64_t ic = 0; ic < m; ic += bl.mc) {
       const std::int64_t mc = std::min(bl.mc, m - ic);
       const std::int64_t a_panels = (mc + bl.mr - 1) / bl.mr;
-      // A block: rows ic.., depth pc..; shared by every task below.
+      // A block: rows ic.., depth pc..; shared by every task below, packed
+      // in groups of 8 panels per task.
       const MatrixRef<const T> a_block{&a.at(ic, pc), a.row_stride, a.col_stride};
       for_range((a_panels + 7) / 8, [&](std::int64_t g) {
         pack_panels(a_pack.as<T>(), a_block, mc, kc, bl.mr, g * 8, std::min(a_panels, g * 8 + 8));
@@ -149,6 +177,8 @@ void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const 
 }
 
 }  // namespace
+
+void set_gemm_variant(GemmVariant variant) { forced_variant.store(variant, std::memory_order_relaxed); }
 
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
           MatrixRef<float> c) {

@@ -22,6 +22,10 @@ struct MicroKernel {
                                                 std::int64_t rs_c, std::int64_t cs_c, int rows, int cols,
                                                 bool accumulate) {
     Vec acc[MR][NV] = {};
+    // The C tile is read (and written) only after the k loop: fetch it now.
+    if (cs_c == 1)
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < NV; ++j) __builtin_prefetch(c + i * rs_c + j * Lanes, 1);
     for (std::int64_t k = 0; k < kc; ++k) {
       Vec bv[NV];
 #pragma GCC unroll 4

@@ -42,6 +42,8 @@ void store_result(ScalarType dtype, char* out, V value) {
 ///   static void step(Acc&, T value, int64_t position);   position: row-major within the reduced dims
 ///   static void combine(Acc& earlier, const Acc& later);
 ///   static auto result(const Acc&);                      stored converted to the output dtype
+/// and optionally, for reducers that ignore positions, a faster fold of a
+/// contiguous run: static void fold_contiguous(Acc&, const T*, int64_t n).
 template <class R, class T>
 typename R::Acc reduce_positions(const StridedLoop& reduced, const char* input, std::int64_t begin,
                                  std::int64_t end) {
@@ -49,6 +51,9 @@ typename R::Acc reduce_positions(const StridedLoop& reduced, const char* input, 
   const std::int64_t stride = reduced.inner_stride(0);
   for_each_run(reduced, begin, end, [&](const std::int64_t* offsets, std::int64_t first, std::int64_t n) {
     const char* p = input + offsets[0];
+    if constexpr (requires { R::fold_contiguous(acc, static_cast<const T*>(nullptr), n); }) {
+      if (stride == sizeof(T)) return R::fold_contiguous(acc, reinterpret_cast<const T*>(p), n);
+    }
     for (std::int64_t j = 0; j < n; ++j) R::step(acc, *reinterpret_cast<const T*>(p + j * stride), first + j);
   });
   return acc;

@@ -58,6 +58,23 @@ struct Accumulate {
   template <class T>
   static void step(Acc& a, T v, std::int64_t) { combine(a, convert<Acc>(v)); }
   static Acc result(Acc a) { return a; }
+
+  // Eight interleaved partial results break the dependency chain (and let
+  // GCC vectorize); they combine in a fixed order, so results stay
+  // deterministic.
+  template <class T>
+  static void fold_contiguous(Acc& a, const T* p, std::int64_t n) {
+    constexpr int kLanes = 8;
+    Acc lanes[kLanes];
+    for (Acc& lane : lanes) lane = init();
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int l = 0; l < kLanes; ++l) combine(lanes[l], convert<Acc>(p[i + l]));
+    for (; i < n; ++i) combine(lanes[0], convert<Acc>(p[i]));
+    for (int width = kLanes / 2; width > 0; width /= 2)
+      for (int l = 0; l < width; ++l) combine(lanes[l], lanes[l + width]);
+    combine(a, lanes[0]);
+  }
 };
 
 // NaN is the extreme: once the running value is NaN it stays.

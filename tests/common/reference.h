@@ -61,18 +61,17 @@ struct Ref {
 
   Ref() = default;
   Ref(Shape s, std::vector<double> values) : shape(std::move(s)), v(std::move(values)) {
-    EXPECT_EQ(static_cast<std::int64_t>(v.size()), numel(shape)) << "kref::Ref built with a wrong value count";
+    EXPECT_EQ(static_cast<std::int64_t>(v.size()), kref::numel(shape)) << "kref::Ref built with a wrong value count";
   }
-  static Ref filled(Shape s, double x) { return Ref(s, std::vector<double>(numel(s), x)); }
+  static Ref filled(Shape s, double x) { return Ref(s, std::vector<double>(kref::numel(s), x)); }
   /// start, start + step, ... in row-major order.
   static Ref iota(Shape s, double start = 0, double step = 1) {
-    std::vector<double> v(numel(s));
+    std::vector<double> v(kref::numel(s));
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = start + step * static_cast<double>(i);
     return Ref(s, v);
   }
   std::int64_t numel() const { return static_cast<std::int64_t>(v.size()); }
   double at(const Shape& idx) const { return v[ravel(idx, shape)]; }
-  double& at(const Shape& idx) { return v[ravel(idx, shape)]; }
   Ref reshape(Shape s) const { return Ref(std::move(s), v); }
 };
 
@@ -122,6 +121,14 @@ inline double bget(const Ref& x, const Shape& idx) {
   return x.v[flat];
 }
 
+/// A Ref of shape `s` whose element at multi-index `idx` is f(idx).
+template <class F>
+Ref build(const Shape& s, F f) {
+  Ref out = Ref::filled(s, 0);
+  for (std::int64_t i = 0; i < out.numel(); ++i) out.v[i] = f(unravel(i, s));
+  return out;
+}
+
 template <class F>
 Ref map(const Ref& x, F f) {
   Ref out = x;
@@ -131,30 +138,17 @@ Ref map(const Ref& x, F f) {
 
 template <class F>
 Ref zip(const Ref& a, const Ref& b, F f) {
-  Shape s = broadcast_shapes(a.shape, b.shape);
-  Ref out = Ref::filled(s, 0);
-  for (std::int64_t i = 0; i < out.numel(); ++i) {
-    Shape idx = unravel(i, s);
-    out.v[i] = f(bget(a, idx), bget(b, idx));
-  }
-  return out;
+  return build(broadcast_shapes(a.shape, b.shape), [&](const Shape& i) { return f(bget(a, i), bget(b, i)); });
 }
 
 template <class F>
 Ref zip3(const Ref& a, const Ref& b, const Ref& c, F f) {
   Shape s = broadcast_shapes(broadcast_shapes(a.shape, b.shape), c.shape);
-  Ref out = Ref::filled(s, 0);
-  for (std::int64_t i = 0; i < out.numel(); ++i) {
-    Shape idx = unravel(i, s);
-    out.v[i] = f(bget(a, idx), bget(b, idx), bget(c, idx));
-  }
-  return out;
+  return build(s, [&](const Shape& i) { return f(bget(a, i), bget(b, i), bget(c, i)); });
 }
 
 inline Ref expand(const Ref& x, const Shape& s) {
-  Ref out = Ref::filled(s, 0);
-  for (std::int64_t i = 0; i < out.numel(); ++i) out.v[i] = bget(x, unravel(i, s));
-  return out;
+  return build(s, [&](const Shape& i) { return bget(x, i); });
 }
 
 // --- Reductions -----------------------------------------------------------
@@ -189,33 +183,26 @@ inline double mean_of(const std::vector<double>& g) { return sum_of(g) / static_
 inline double prod_of(const std::vector<double>& g) {
   return std::accumulate(g.begin(), g.end(), 1.0, std::multiplies<>());
 }
-inline double max_of(const std::vector<double>& g) {
-  double m = -std::numeric_limits<double>::infinity();
-  for (double e : g) m = (std::isnan(e) || std::isnan(m)) ? std::numeric_limits<double>::quiet_NaN() : std::max(m, e);
+/// max/min propagating NaN, as LibTorch's max/amax.
+inline double extreme_of(const std::vector<double>& g, bool want_max) {
+  double m = want_max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  for (double e : g) {
+    if (std::isnan(e) || std::isnan(m)) return std::numeric_limits<double>::quiet_NaN();
+    m = want_max ? std::max(m, e) : std::min(m, e);
+  }
   return m;
 }
-inline double min_of(const std::vector<double>& g) {
-  double m = std::numeric_limits<double>::infinity();
-  for (double e : g) m = (std::isnan(e) || std::isnan(m)) ? std::numeric_limits<double>::quiet_NaN() : std::min(m, e);
-  return m;
-}
-/// Index of the first maximum (first NaN counts as the maximum), as LibTorch.
-inline double argmax_of(const std::vector<double>& g) {
+inline double max_of(const std::vector<double>& g) { return extreme_of(g, true); }
+inline double min_of(const std::vector<double>& g) { return extreme_of(g, false); }
+/// Index of the first maximum (minimum); the first NaN counts as both, as in LibTorch.
+inline double arg_extreme_of(const std::vector<double>& g, bool want_max) {
   std::size_t best = 0;
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    if (std::isnan(g[best])) break;
-    if (std::isnan(g[i]) || g[i] > g[best]) best = i;
-  }
+  for (std::size_t i = 0; i < g.size() && !std::isnan(g[best]); ++i)
+    if (std::isnan(g[i]) || (want_max ? g[i] > g[best] : g[i] < g[best])) best = i;
   return static_cast<double>(best);
 }
-inline double argmin_of(const std::vector<double>& g) {
-  std::size_t best = 0;
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    if (std::isnan(g[best])) break;
-    if (std::isnan(g[i]) || g[i] < g[best]) best = i;
-  }
-  return static_cast<double>(best);
-}
+inline double argmax_of(const std::vector<double>& g) { return arg_extreme_of(g, true); }
+inline double argmin_of(const std::vector<double>& g) { return arg_extreme_of(g, false); }
 inline double var_of(const std::vector<double>& g, bool unbiased) {
   double m = mean_of(g), ss = 0;
   for (double e : g) ss += (e - m) * (e - m);
@@ -247,13 +234,11 @@ inline Ref softmax(const Ref& x, std::int64_t dim, bool log = false) {
 inline Ref permute(const Ref& x, const Shape& dims) {
   Shape s;
   for (auto d : dims) s.push_back(x.shape[wrap(d, x.shape.size())]);
-  Ref out = Ref::filled(s, 0);
-  for (std::int64_t i = 0; i < out.numel(); ++i) {
-    Shape idx = unravel(i, s), src(x.shape.size());
+  return build(s, [&](const Shape& idx) {
+    Shape src(x.shape.size());
     for (std::size_t k = 0; k < dims.size(); ++k) src[wrap(dims[k], x.shape.size())] = idx[k];
-    out.v[i] = x.at(src);
-  }
-  return out;
+    return x.at(src);
+  });
 }
 
 inline Ref transpose(const Ref& x, std::int64_t a, std::int64_t b) {
@@ -268,13 +253,10 @@ inline Ref slice(const Ref& x, std::int64_t dim, std::int64_t start, std::int64_
   int d = wrap(dim, x.shape.size());
   Shape s = x.shape;
   s[d] = end > start ? (end - start + step - 1) / step : 0;
-  Ref out = Ref::filled(s, 0);
-  for (std::int64_t i = 0; i < out.numel(); ++i) {
-    Shape idx = unravel(i, s);
+  return build(s, [&](Shape idx) {
     idx[d] = start + idx[d] * step;
-    out.v[i] = x.at(idx);
-  }
-  return out;
+    return x.at(idx);
+  });
 }
 
 inline Ref select(const Ref& x, std::int64_t dim, std::int64_t index) {
@@ -289,13 +271,10 @@ inline Ref index_select(const Ref& x, std::int64_t dim, const std::vector<std::i
   int d = wrap(dim, x.shape.size());
   Shape s = x.shape;
   s[d] = static_cast<std::int64_t>(index.size());
-  Ref out = Ref::filled(s, 0);
-  for (std::int64_t i = 0; i < out.numel(); ++i) {
-    Shape idx = unravel(i, s);
+  return build(s, [&](Shape idx) {
     idx[d] = index[idx[d]];
-    out.v[i] = x.at(idx);
-  }
-  return out;
+    return x.at(idx);
+  });
 }
 
 /// out[i][j] = x[index[i][j]][j] for dim 0, and so on.

@@ -51,14 +51,27 @@ class Survivors {
     pending_ = kiln::arange(4, kiln::kInt64) + 10;
   }
   ::testing::AssertionResult intact() const {
-    std::vector<float> c = computed_.to_vector<float>();
-    if (c != std::vector<float>{0, 2, 4, 6, 8, 10})
-      return ::testing::AssertionFailure() << "a tensor computed before the throw changed";
-    std::vector<std::int64_t> p = pending_.to_vector<std::int64_t>();
-    if (p != std::vector<std::int64_t>{10, 11, 12, 13})
-      return ::testing::AssertionFailure() << "a tensor pending at the throw is wrong";
-    if ((computed_ + 1).sum().item<float>() != 36.0f)
-      return ::testing::AssertionFailure() << "new work after the throw is wrong";
+    try {
+      std::vector<float> c = computed_.to_vector<float>();
+      if (c != std::vector<float>{0, 2, 4, 6, 8, 10})
+        return ::testing::AssertionFailure() << "a tensor computed before the throw changed";
+    } catch (const std::exception& e) {
+      return ::testing::AssertionFailure() << "a tensor computed before the throw cannot be read: " << e.what();
+    }
+    try {
+      std::vector<std::int64_t> p = pending_.to_vector<std::int64_t>();
+      if (p != std::vector<std::int64_t>{10, 11, 12, 13})
+        return ::testing::AssertionFailure() << "a tensor pending at the throw is wrong";
+    } catch (const std::exception& e) {
+      return ::testing::AssertionFailure() << "a tensor recorded (pending) before the throw cannot be read: "
+                                           << e.what();
+    }
+    try {
+      if ((computed_ + 1).sum().item<float>() != 36.0f)
+        return ::testing::AssertionFailure() << "new work after the throw is wrong";
+    } catch (const std::exception& e) {
+      return ::testing::AssertionFailure() << "new work after the throw fails: " << e.what();
+    }
     return ::testing::AssertionSuccess();
   }
 

@@ -133,6 +133,22 @@ TEST(Aliasing, CopyIntoAViewFromItsOwnBase) {
   EXPECT_TRUE(kref::equals(x, {2, 3}, {0, 1, 2, 0, 1, 2}));
 }
 
+TEST(Aliasing, WritesThroughADroppedHandleAreKeptForTheSurvivingAliases) {
+  Tensor v;
+  {
+    Tensor base = kiln::zeros({4});
+    v = base.slice(0, 1, 3);
+    base.fill_(3);  // base's handle dies before anything runs
+  }
+  EXPECT_TRUE(kref::equals(v, {2}, {3, 3}));
+  Tensor b = kiln::zeros({2, 2});
+  {
+    Tensor row = b.t().select(0, 1);  // column 1 of b
+    row.add_(1);
+  }
+  EXPECT_TRUE(kref::equals(b, {2, 2}, {0, 1, 0, 1}));
+}
+
 TEST(Aliasing, HandleCopiesShareTheTensor) {
   Tensor a = kiln::zeros({2});
   Tensor b = a;  // a handle copy, as in LibTorch

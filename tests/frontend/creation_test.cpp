@@ -172,6 +172,52 @@ TEST(FromBlob, BorrowsMemoryBothWays) {
   EXPECT_EQ(t.data_ptr<float>(), buf);
 }
 
+TEST(FromBlob, UserWriteAfterAnOpWasCalledIsNotSeenByThatOp) {
+  // LibTorch computes y at the call; the user may then reuse the buffer for the next input.
+  float buf[3] = {1, 2, 3};
+  Tensor t = kiln::from_blob(buf, {3});
+  Tensor y = t * 2;
+  buf[0] = 100;
+  Tensor z = t * 2;
+  EXPECT_TRUE(kref::equals(y, {3}, {2, 4, 6}));
+  EXPECT_TRUE(kref::equals(z, {3}, {200, 4, 6}));
+}
+
+TEST(FromBlob, WritesIntoBorrowedMemoryLandAfterTheHandleIsDropped) {
+  // The usual way to hand results to a caller's buffer: wrap it, copy_ into it, drop the wrapper.
+  std::vector<float> dst(3, 0);
+  {
+    Tensor out = kiln::from_blob(dst.data(), {3});
+    out.copy_(kiln::arange(3, kiln::kFloat32) + 1);
+  }
+  kiln::sync();
+  EXPECT_EQ(dst, (std::vector<float>{1, 2, 3}));
+}
+
+TEST(FromBlob, WritesIntoBorrowedMemoryLandWithoutAnExplicitSync) {
+  // kiln::sync() is optional: the caller reads its own buffer once the wrapper is gone.
+  std::vector<std::int64_t> dst(2, 0);
+  {
+    Tensor out = kiln::from_blob(dst.data(), {2}, kiln::kInt64);
+    out.add_(7);
+  }
+  EXPECT_EQ(dst, (std::vector<std::int64_t>{7, 7}));
+}
+
+TEST(FromBlob, DeleterSeesTheWrittenValues) {
+  float seen = -1;
+  auto* buf = new float[2]{1, 1};
+  {
+    Tensor t = kiln::from_blob(buf, {2}, [&](void* p) {
+      seen = static_cast<float*>(p)[0];
+      delete[] static_cast<float*>(p);
+    });
+    t.add_(5);
+  }
+  kiln::sync();
+  EXPECT_EQ(seen, 6.0f);
+}
+
 TEST(FromBlob, StridesAndDtypeOptions) {
   std::int64_t buf[6] = {0, 1, 2, 3, 4, 5};
   Tensor t = kiln::from_blob(buf, {3, 2}, {1, 3}, kiln::kInt64);  // the transpose of a [2, 3] block

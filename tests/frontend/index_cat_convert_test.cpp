@@ -108,6 +108,15 @@ INSTANTIATE_TEST_SUITE_P(Dtypes, Indexing,
                          ::testing::Values(kiln::kFloat32, kiln::kFloat64, kiln::kInt32, kiln::kInt64, kiln::kBool),
                          [](const auto& info) { return std::string(kiln::to_string(info.param)); });
 
+TEST(ZeroDim, GatherAndIndexSelectOnZeroDimOperands) {
+  // LibTorch: gather of a zero-dim source with a zero-dim index is that element.
+  Tensor g = kiln::scalar_tensor(3.0, kiln::kFloat64).gather(0, kiln::scalar_tensor(0, kiln::kInt64));
+  EXPECT_EQ(g.dim(), 0);
+  EXPECT_EQ(g.item<double>(), 3.0);
+  Tensor s = kiln::arange(5).index_select(0, kiln::scalar_tensor(3, kiln::kInt64));
+  EXPECT_TRUE(kref::equals(s, {1}, {3}));
+}
+
 TEST(CatPromotion, MixedDtypesPromote) {
   Tensor out = kiln::cat({kiln::tensor({1, 2}, kiln::kInt32), kiln::tensor({0.5f})});
   EXPECT_EQ(out.dtype(), kiln::kFloat32);

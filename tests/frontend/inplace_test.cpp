@@ -142,4 +142,12 @@ TEST(InPlaceDtype, ClampOfIntWithFractionalBoundIsADtypeError) {
   EXPECT_THROW(i.clamp_(0.5), kiln::DtypeError);
 }
 
+TEST(InPlaceEmpty, WriteIntoAnEmptyExpandedViewIsANoOp) {
+  // No two elements of a tensor with no elements share memory: LibTorch allows the write.
+  Tensor e = kiln::zeros({0}).expand({3, 0});
+  EXPECT_NO_THROW(e.sub_(1));
+  EXPECT_NO_THROW(e.fill_(2));
+  EXPECT_EQ(e.numel(), 0);
+}
+
 }  // namespace

@@ -106,4 +106,13 @@ TEST(SoftmaxValues, ZeroSizeBatchGivesZeroSizeResult) {
   EXPECT_EQ(s.sizes().vec(), (std::vector<std::int64_t>{0, 4}));
 }
 
+TEST(SoftmaxValues, EmptySoftmaxDim) {
+  // LibTorch: softmax over a dim of size 0 is an empty result; logsumexp of nothing is log(0) = -inf.
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor x = kiln::zeros({3, 0});
+  EXPECT_EQ(x.softmax(1).sizes().vec(), (std::vector<std::int64_t>{3, 0}));
+  EXPECT_EQ(x.log_softmax(-1).sizes().vec(), (std::vector<std::int64_t>{3, 0}));
+  EXPECT_TRUE(kref::close(x.logsumexp({1}), Ref({3}, {-inf, -inf, -inf}), kref::kExact));
+}
+
 }  // namespace

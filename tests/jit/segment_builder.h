@@ -52,6 +52,8 @@ struct SegmentBuilder {
     if (!data.empty()) std::memcpy(storage(v).data(), data.data(), data.size() * sizeof(T));
     return v;
   }
+  /// std::vector<bool> is packed: store one byte (0 or 1) per element.
+  std::uint32_t input(const std::vector<bool>& data) { return input(std::vector<std::uint8_t>(data.begin(), data.end())); }
   trace::Storage& storage(std::uint32_t v) { return *segment.values[v].storage; }
 
   static trace::Operand view(std::uint32_t value, ScalarType dtype, Geometry geo) {

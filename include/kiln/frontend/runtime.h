@@ -27,4 +27,17 @@ void set_trace_limit(std::int64_t ops);
 void set_num_threads(int n);
 int get_num_threads();
 
+// Defined by the JIT layer (jit/tier1), declared here for users.
+namespace jit {
+/// Runs of a segment before its kernels are compiled (>= 1; KILN_HOT_THRESHOLD).
+/// Setting it also skips the break-even estimate: hot means compile.
+void set_hot_threshold(std::int64_t runs);
+/// false keeps everything on tier 0, the interpreter (KILN_JIT=0).
+void set_enabled(bool on);
+/// true compiles in the foreground, so results are deterministic (KILN_JIT_SYNC=1).
+void set_compile_sync(bool on);
+/// Blocks until no compile is queued or running.
+void wait_for_compiles();
+}  // namespace jit
+
 }  // namespace kiln

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 namespace kiln {
@@ -26,6 +27,24 @@ struct KeyStats {
   double total_ms = 0;                 // wall time summed over all runs
   const char* first_reason = nullptr;  // why its first run was cut (Stats::reason_name)
   const char* last_reason = nullptr;   // why its latest run was cut
+};
+
+/// What the JIT did: compiles, swaps, demotions, cache hits, runs per tier.
+struct JitStats {
+  std::uint64_t compiles_requested = 0;
+  std::uint64_t compiles_done = 0;
+  std::uint64_t compiles_failed = 0;     // kernels left on tier 0 (see recent_failures)
+  std::uint64_t compiles_in_flight = 0;  // queued or compiling now
+  std::uint64_t demoted = 0;             // compiled code slower than tier 0, retired
+  std::uint64_t hot_swaps = 0;           // code published while its kernel was in use
+  std::uint64_t memory_cache_hits = 0;   // kernels found compiled already (shared by segments)
+  std::uint64_t disk_cache_hits = 0;     // kernels loaded from KILN_CACHE_DIR
+  std::uint64_t disk_cache_writes = 0;
+  std::uint64_t group_runs_compiled = 0;     // fused groups run by compiled code (tier 1)
+  std::uint64_t group_runs_interpreted = 0;  // fused groups run op by op (tier 0)
+  double compile_ms_p50 = 0, compile_ms_p90 = 0, compile_ms_max = 0;
+  double disk_load_ms_p50 = 0;
+  std::vector<std::string> recent_failures;  // why compiles failed, newest last
 };
 
 struct Stats {
@@ -51,6 +70,8 @@ struct Stats {
   std::uint64_t pooled_bytes = 0;
   std::uint64_t budget_bytes = 0;  // 0 = unlimited
   std::uint64_t oom_errors = 0;
+
+  JitStats jit;
 };
 
 /// A compact multi-line table for people (the demo, logs); sizes in KiB/MiB.

@@ -1,0 +1,256 @@
+#include "jit/codegen/lower.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/MDBuilder.h>
+
+#include <kiln/error.h>
+
+#include "jit/codegen/convert.h"
+#include "jit/codegen/emit_ops.h"
+#include "jit/codegen/ir_context.h"
+#include "jit/codegen/validate.h"
+
+namespace kiln::jit::codegen {
+namespace {
+
+// The dtype of every instruction must be one its op has a form for.
+void check_dtypes(const KernelSpec& spec) {
+  for (std::size_t i = 0; i < spec.instrs.size(); ++i) {
+    const KernelInstr& instr = spec.instrs[i];
+    if ((op_emitter(instr.op).dtypes & dtype_bit(instr.dtype)) == 0)
+      throw InternalError(detail::cat("[jit] %", i, ": ", trace::name(instr.op), " has no ", instr.dtype,
+                                      " form\n", spec.to_string()));
+  }
+}
+
+class Lowering {
+ public:
+  Lowering(const KernelSpec& spec, llvm::Module& module)
+      : spec_(spec), builder_(module.getContext()), ir_(module, builder_) {}
+
+  void run(llvm::Function* f);
+
+ private:
+  std::int64_t inner_size() const { return spec_.ndim == 0 ? 1 : spec_.sizes[spec_.ndim - 1]; }
+  std::int64_t inner_stride(const KernelOperand& operand) const {
+    return spec_.ndim == 0 ? 0 : operand.strides[spec_.ndim - 1];
+  }
+  const KernelOperand& memory(std::size_t k) const {
+    return k < spec_.inputs.size() ? spec_.inputs[k] : spec_.outputs[k - spec_.inputs.size()].mem;
+  }
+
+  void load_invariants(llvm::Function* f);
+  void row_offsets(llvm::Value* row, llvm::Value* col);
+  llvm::Value* element_address(std::size_t k, llvm::Value* j);
+  llvm::Value* load_input(std::size_t k, llvm::Value* j);
+  llvm::Value* argument(const KernelInstr& instr, int k);
+  void body(llvm::Value* j);
+
+  const KernelSpec& spec_;
+  llvm::IRBuilder<> builder_;
+  IrContext ir_;
+  std::vector<bool> used_;             // per input: read by some instruction
+  std::vector<llvm::Value*> bases_;    // inputs, then outputs
+  std::vector<llvm::Value*> offsets_;  // per memory operand: element offset of the current row piece
+  std::vector<llvm::Value*> row_invariant_;  // inputs with inner stride 0, loaded once per row
+  std::vector<llvm::Value*> loaded_;   // inputs loaded in the current inner iteration
+  std::vector<llvm::Value*> values_;   // instruction results
+  std::map<std::pair<std::int32_t, ScalarType>, llvm::Value*> scalars_;  // converted once, in the entry block
+};
+
+void Lowering::load_invariants(llvm::Function* f) {
+  llvm::Value* ptrs = f->getArg(2);
+  llvm::Value* scalars = f->getArg(3);
+  used_.assign(spec_.inputs.size(), false);
+  for (const KernelInstr& instr : spec_.instrs)
+    for (int k = 0; k < instr.arity; ++k)
+      if (instr.args[k].kind == ArgRef::Input) used_[instr.args[k].index] = true;
+  const std::size_t operands = spec_.inputs.size() + spec_.outputs.size();
+  for (std::size_t k = 0; k < operands; ++k) {
+    llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(builder_.getPtrTy(), ptrs, k);
+    bases_.push_back(builder_.CreateAlignedLoad(builder_.getPtrTy(), slot, llvm::Align(8), "base" + std::to_string(k)));
+  }
+  for (const KernelInstr& instr : spec_.instrs) {
+    for (int k = 0; k < instr.arity; ++k) {
+      const ArgRef& arg = instr.args[k];
+      const ScalarType to = operand_dtype(instr, k);
+      if (arg.kind != ArgRef::Scalar || scalars_.count({arg.index, to})) continue;
+      llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(builder_.getInt64Ty(), scalars, arg.index);
+      llvm::Value* bits = builder_.CreateAlignedLoad(builder_.getInt64Ty(), slot, llvm::Align(8));
+      scalars_[{arg.index, to}] = convert_scalar(ir_, bits, spec_.scalars[arg.index], to);
+    }
+  }
+}
+
+// Splits `row` into the indices of the outer dims and forms every operand's
+// element offset of (row, col).
+void Lowering::row_offsets(llvm::Value* row, llvm::Value* col) {
+  std::vector<llvm::Value*> index(spec_.ndim > 0 ? spec_.ndim - 1 : 0);
+  llvm::Value* rest = row;
+  for (int d = spec_.ndim - 2; d >= 0; --d) {
+    if (d == 0) {
+      index[d] = rest;  // row < product of the outer sizes
+    } else {
+      llvm::Value* size = builder_.getInt64(spec_.sizes[d]);
+      index[d] = builder_.CreateURem(rest, size);
+      rest = builder_.CreateUDiv(rest, size);
+    }
+  }
+  offsets_.assign(bases_.size(), nullptr);
+  row_invariant_.assign(spec_.inputs.size(), nullptr);
+  for (std::size_t k = 0; k < bases_.size(); ++k) {
+    const KernelOperand& operand = memory(k);
+    llvm::Value* offset = builder_.getInt64(0);
+    for (int d = 0; d + 1 < spec_.ndim; ++d)
+      if (operand.strides[d] != 0 && spec_.sizes[d] != 1)
+        offset = builder_.CreateAdd(offset, builder_.CreateMul(index[d], builder_.getInt64(operand.strides[d])));
+    if (inner_stride(operand) != 0)
+      offset = builder_.CreateAdd(offset, builder_.CreateMul(col, builder_.getInt64(inner_stride(operand))));
+    offsets_[k] = offset;
+  }
+  for (std::size_t k = 0; k < spec_.inputs.size(); ++k)
+    if (used_[k] && inner_stride(spec_.inputs[k]) == 0) row_invariant_[k] = load_input(k, nullptr);
+}
+
+llvm::Value* Lowering::element_address(std::size_t k, llvm::Value* j) {
+  const KernelOperand& operand = memory(k);
+  llvm::Value* index = offsets_[k];
+  if (j != nullptr && inner_stride(operand) != 0)
+    index = builder_.CreateAdd(index, builder_.CreateMul(j, builder_.getInt64(inner_stride(operand))));
+  return builder_.CreateInBoundsGEP(ir_.memory_type(operand.dtype), bases_[k], index);
+}
+
+llvm::Value* Lowering::load_input(std::size_t k, llvm::Value* j) {
+  const ScalarType t = spec_.inputs[k].dtype;
+  llvm::Type* type = ir_.memory_type(t);
+  llvm::Value* value = builder_.CreateAlignedLoad(type, element_address(k, j), llvm::Align(element_size(t)),
+                                                  "in" + std::to_string(k));
+  if (t == kBool) value = builder_.CreateICmpNE(value, builder_.getInt8(0));
+  return value;
+}
+
+llvm::Value* Lowering::argument(const KernelInstr& instr, int k) {
+  const ArgRef& arg = instr.args[k];
+  const ScalarType to = operand_dtype(instr, k);
+  llvm::Value* value = nullptr;
+  switch (arg.kind) {
+    case ArgRef::Scalar: return scalars_.at({arg.index, to});
+    case ArgRef::Instr: value = values_[arg.index]; break;
+    case ArgRef::Input: value = loaded_[arg.index]; break;
+  }
+  return convert(ir_, value, arg_dtype(spec_, arg), to);
+}
+
+// One element: load what is used, evaluate the instructions, store the outputs.
+void Lowering::body(llvm::Value* j) {
+  loaded_.assign(spec_.inputs.size(), nullptr);
+  for (const KernelInstr& instr : spec_.instrs)
+    for (int k = 0; k < instr.arity; ++k) {
+      const ArgRef& arg = instr.args[k];
+      if (arg.kind != ArgRef::Input || loaded_[arg.index] != nullptr) continue;
+      loaded_[arg.index] = row_invariant_[arg.index] ? row_invariant_[arg.index] : load_input(arg.index, j);
+    }
+  values_.clear();
+  for (const KernelInstr& instr : spec_.instrs) {
+    llvm::Value* args[3] = {};
+    for (int k = 0; k < instr.arity; ++k) args[k] = argument(instr, k);
+    values_.push_back(op_emitter(instr.op).emit(ir_, instr, llvm::ArrayRef(args, instr.arity)));
+  }
+  for (std::size_t k = 0; k < spec_.outputs.size(); ++k) {
+    const KernelOutput& out = spec_.outputs[k];
+    llvm::Value* value = convert(ir_, values_[out.instr], spec_.instrs[out.instr].out_dtype, out.mem.dtype);
+    if (out.mem.dtype == kBool) value = builder_.CreateZExt(value, builder_.getInt8Ty());
+    const std::size_t operand = spec_.inputs.size() + k;
+    builder_.CreateAlignedStore(value, element_address(operand, j), llvm::Align(element_size(out.mem.dtype)));
+  }
+}
+
+void Lowering::run(llvm::Function* f) {
+  llvm::LLVMContext& context = f->getContext();
+  auto* entry = llvm::BasicBlock::Create(context, "entry", f);
+  auto* exit = llvm::BasicBlock::Create(context, "exit", f);
+  builder_.SetInsertPoint(exit);
+  builder_.CreateRetVoid();
+  builder_.SetInsertPoint(entry);
+  if (spec_.numel() == 0) {  // no element: nothing to do (and no division by a zero size)
+    builder_.CreateBr(exit);
+    return;
+  }
+  load_invariants(f);
+  llvm::Value* begin = f->getArg(0);
+  llvm::Value* end = f->getArg(1);
+  auto* row_block = llvm::BasicBlock::Create(context, "row", f, exit);
+  auto* inner_block = llvm::BasicBlock::Create(context, "inner", f, exit);
+  auto* latch_block = llvm::BasicBlock::Create(context, "row.latch", f, exit);
+  builder_.CreateCondBr(builder_.CreateICmpSLT(begin, end), row_block, exit);
+
+  builder_.SetInsertPoint(row_block);
+  llvm::PHINode* i = builder_.CreatePHI(builder_.getInt64Ty(), 2, "i");
+  i->addIncoming(begin, entry);
+  llvm::Value* inner = builder_.getInt64(inner_size());
+  llvm::Value* row = spec_.ndim >= 2 ? builder_.CreateUDiv(i, inner, "row") : builder_.getInt64(0);
+  llvm::Value* col = spec_.ndim >= 2 ? builder_.CreateURem(i, inner, "col") : static_cast<llvm::Value*>(i);
+  llvm::Value* n = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder_.CreateSub(inner, col),
+                                                  builder_.CreateSub(end, i), nullptr, "n");
+  row_offsets(row, col);
+  builder_.CreateBr(inner_block);
+
+  builder_.SetInsertPoint(inner_block);
+  llvm::PHINode* j = builder_.CreatePHI(builder_.getInt64Ty(), 2, "j");
+  j->addIncoming(builder_.getInt64(0), row_block);
+  body(j);
+  llvm::Value* j_next = builder_.CreateAdd(j, builder_.getInt64(1), "j.next");
+  j->addIncoming(j_next, builder_.GetInsertBlock());
+  llvm::BranchInst* back = builder_.CreateCondBr(builder_.CreateICmpSLT(j_next, n), inner_block, latch_block);
+  // Many operands need many run-time overlap checks; the hint lifts LLVM's
+  // default limit of 8 so that wide fused kernels still vectorize.
+  llvm::MDNode* self = llvm::MDNode::getDistinct(context, {});
+  llvm::MDNode* enable = llvm::MDNode::get(
+      context, {llvm::MDString::get(context, "llvm.loop.vectorize.enable"),
+                llvm::ConstantAsMetadata::get(builder_.getTrue())});
+  llvm::MDNode* loop_id = llvm::MDNode::get(context, {self, enable});
+  loop_id->replaceOperandWith(0, loop_id);
+  back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+
+  builder_.SetInsertPoint(latch_block);
+  llvm::Value* i_next = builder_.CreateAdd(i, n, "i.next");
+  i->addIncoming(i_next, latch_block);
+  builder_.CreateCondBr(builder_.CreateICmpSLT(i_next, end), row_block, exit);
+}
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> lower(const KernelSpec& spec, const std::string& name, llvm::LLVMContext& context,
+                                    const llvm::TargetMachine& tm) {
+  validate(spec);
+  check_dtypes(spec);
+  auto module = std::make_unique<llvm::Module>(name, context);
+  module->setTargetTriple(tm.getTargetTriple().str());
+  module->setDataLayout(tm.createDataLayout());
+
+  llvm::IRBuilder<> types(context);
+  llvm::Type* i64 = types.getInt64Ty();
+  llvm::Type* ptr = types.getPtrTy();
+  auto* type = llvm::FunctionType::get(types.getVoidTy(), {i64, i64, ptr, ptr}, false);
+  auto* f = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *module);
+  f->setDoesNotThrow();
+  f->addFnAttr("target-cpu", tm.getTargetCPU());
+  f->addFnAttr("target-features", tm.getTargetFeatureString());
+  for (unsigned k : {2u, 3u}) {
+    f->addParamAttr(k, llvm::Attribute::NoAlias);
+    f->addParamAttr(k, llvm::Attribute::NoCapture);
+    f->addParamAttr(k, llvm::Attribute::ReadOnly);
+  }
+  f->getArg(0)->setName("begin");
+  f->getArg(1)->setName("end");
+  f->getArg(2)->setName("ptrs");
+  f->getArg(3)->setName("scalars");
+  Lowering(spec, *module).run(f);
+  return module;
+}
+
+}  // namespace kiln::jit::codegen

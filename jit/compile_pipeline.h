@@ -1,0 +1,41 @@
+// The compile pipeline of one fused elementwise kernel, as a script of
+// passes in order (compile_pipeline.cpp reads top to bottom):
+//
+//   lower     KernelSpec -> LLVM module            jit/codegen/lower.h
+//   verify    LLVM's IR verifier                     jit/codegen/verify.h
+//   optimize  O1 or O3, vectorized, libmvec          jit/codegen/optimize.h
+//   emit      module -> object file                  jit/codegen/emit_object.h
+//   link      object -> callable kernel (ORC)        jit/orc/kernel_jit.h
+//
+// After each pass a dump hook writes the stage's text when asked:
+// KILN_DUMP=spec,ir,opt,asm (comma list, or "all") writes
+// kiln_<key as 16 hex digits>_<stage>.txt into KILN_DUMP_DIR (default: the
+// current directory). No policy here: no hotness, no caching decisions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "jit/fusion/kernel_spec.h"
+#include "jit/orc/session.h"
+
+namespace kiln::jit {
+
+class KernelJit;
+
+/// What one run of the pipeline produces.
+struct PipelineResult {
+  std::uint64_t key = 0;  // spec.key()
+  CompiledKernel kernel;
+  std::string object;  // the linked object file, for the disk cache
+};
+
+/// Runs the pipeline on `spec`. Throws InternalError naming the failing pass.
+PipelineResult compile_kernel(const KernelSpec& spec, const CompileOptions& options, KernelJit& jit);
+
+/// The kernel's function name, "kiln_k_<key as 16 hex digits>_o<opt level>".
+std::string kernel_symbol(std::uint64_t key, int opt_level);
+/// What every kernel_symbol of `key` starts with ("kiln_k_<hex>_").
+std::string kernel_symbol_prefix(std::uint64_t key);
+
+}  // namespace kiln::jit

@@ -1,0 +1,129 @@
+#include "jit/fusion/kernel_spec.h"
+
+#include <cstring>
+#include <sstream>
+#include <type_traits>
+
+#include <xxhash.h>
+
+namespace kiln::jit {
+namespace {
+
+// Bumped when the meaning of a field changes, so that old keys (and the
+// objects cached under them) stop matching.
+constexpr std::uint32_t kEncodingVersion = 1;
+
+// The canonical byte encoding hashed by key(): only meaningful slots (strides
+// of the first `ndim` dims, the first `arity` arguments), fixed widths.
+class Encoder {
+ public:
+  template <class T>
+  void put(T value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* bytes = reinterpret_cast<const char*>(&value);
+    bytes_.append(bytes, sizeof(T));
+  }
+  void put(ScalarType t) { put(static_cast<std::uint8_t>(t)); }
+  void put_strides(const std::int64_t* strides, int ndim) {
+    for (int d = 0; d < ndim; ++d) put(strides[d]);
+  }
+  const std::string& bytes() const { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+const char* arg_prefix(ArgRef::Kind kind) {
+  switch (kind) {
+    case ArgRef::Instr: return "%";
+    case ArgRef::Input: return "in";
+    case ArgRef::Scalar: return "s";
+  }
+  return "?";
+}
+
+void print_strides(std::ostream& out, const std::int64_t* strides, int ndim) {
+  out << "[";
+  for (int d = 0; d < ndim; ++d) out << (d ? ", " : "") << strides[d];
+  out << "]";
+}
+
+}  // namespace
+
+std::int64_t KernelSpec::numel() const {
+  std::int64_t n = 1;
+  for (int d = 0; d < ndim; ++d) n *= sizes[d];
+  return n;
+}
+
+std::uint64_t KernelSpec::key() const {
+  Encoder e;
+  e.put(kEncodingVersion);
+  e.put(ndim);
+  const int dims = ndim < 0 ? 0 : ndim > trace::kMaxDims ? trace::kMaxDims : ndim;
+  e.put_strides(sizes, dims);
+  e.put(static_cast<std::uint32_t>(inputs.size()));
+  for (const KernelOperand& in : inputs) {
+    e.put(in.dtype);
+    e.put_strides(in.strides, dims);
+  }
+  e.put(static_cast<std::uint32_t>(scalars.size()));
+  for (ScalarType s : scalars) e.put(s);
+  e.put(static_cast<std::uint32_t>(instrs.size()));
+  for (const KernelInstr& instr : instrs) {
+    e.put(static_cast<std::uint8_t>(instr.op));
+    e.put(instr.dtype);
+    e.put(instr.out_dtype);
+    e.put(instr.arity);
+    for (int k = 0; k < instr.arity && k < 3; ++k) {
+      e.put(static_cast<std::uint8_t>(instr.args[k].kind));
+      e.put(instr.args[k].index);
+    }
+    e.put(instr.attr);
+  }
+  e.put(static_cast<std::uint32_t>(outputs.size()));
+  for (const KernelOutput& out : outputs) {
+    e.put(out.instr);
+    e.put(out.mem.dtype);
+    e.put_strides(out.mem.strides, dims);
+  }
+  return XXH3_64bits(e.bytes().data(), e.bytes().size());
+}
+
+std::string KernelSpec::to_string() const {
+  std::ostringstream out;
+  const int dims = ndim < 0 ? 0 : ndim > trace::kMaxDims ? trace::kMaxDims : ndim;
+  out << "kernel ";
+  print_strides(out, sizes, dims);
+  out << "\n";
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    out << "  in" << k << ": " << inputs[k].dtype << " strides ";
+    print_strides(out, inputs[k].strides, dims);
+    out << "\n";
+  }
+  for (std::size_t k = 0; k < scalars.size(); ++k) out << "  s" << k << ": " << scalars[k] << "\n";
+  for (std::size_t i = 0; i < instrs.size(); ++i) {
+    const KernelInstr& instr = instrs[i];
+    const int op = static_cast<int>(instr.op);
+    out << "  %" << i << " = " << (op < trace::kNumOps ? trace::name(instr.op) : "<bad op>") << "." << instr.dtype
+        << "(";
+    for (int k = 0; k < instr.arity && k < 3; ++k)
+      out << (k ? ", " : "") << arg_prefix(instr.args[k].kind) << instr.args[k].index;
+    out << ") -> " << instr.out_dtype;
+    if (instr.attr != 0) out << " attr " << instr.attr;
+    out << "\n";
+  }
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    out << "  out" << k << " = %" << outputs[k].instr << " as " << outputs[k].mem.dtype << " strides ";
+    print_strides(out, outputs[k].mem.strides, dims);
+    out << "\n";
+  }
+  return out.str();
+}
+
+bool is_fusible(trace::OpId op) {
+  const trace::OpKind kind = trace::info(op).kind;
+  return kind == trace::OpKind::Unary || kind == trace::OpKind::Binary || kind == trace::OpKind::Ternary;
+}
+
+}  // namespace kiln::jit

@@ -1,0 +1,73 @@
+// KernelSpec: an immutable description of one fused elementwise kernel, the
+// unit the JIT compiles and caches. Built by the partitioner from a segment,
+// handed to the compile queue as a snapshot (never the live trace).
+//
+// The kernel walks an iteration space (the output shape, with adjacent dims
+// coalesced where every operand allows it). Each memory operand has one
+// stride per iteration dim, in elements (0 = broadcast). Instructions are in
+// SSA order; an argument names an earlier instruction, a loaded input or a
+// run-time scalar.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <kiln/dtype.h>
+
+#include "trace/geometry.h"
+#include "trace/op.h"
+
+namespace kiln::jit {
+
+/// A memory operand as the kernel sees it.
+struct KernelOperand {
+  ScalarType dtype = ScalarType::Float32;
+  std::int64_t strides[trace::kMaxDims] = {};  // one per iteration dim
+};
+
+/// An argument of an instruction.
+struct ArgRef {
+  enum Kind : std::uint8_t { Instr, Input, Scalar } kind = Instr;
+  std::int32_t index = 0;  // into instrs, inputs or scalars
+};
+
+struct KernelInstr {
+  trace::OpId op{};
+  ScalarType dtype = ScalarType::Float32;      // the type the op computes in (= its operands' type)
+  ScalarType out_dtype = ScalarType::Float32;  // its result type (Bool for comparisons; the target for Copy)
+  std::uint8_t arity = 0;
+  ArgRef args[3];
+  std::int64_t attr = 0;  // op attribute (Gelu: 1 = tanh approximation)
+};
+
+struct KernelOutput {
+  std::int32_t instr = 0;  // the instruction whose value is stored
+  KernelOperand mem;       // where (dtype = the stored type)
+};
+
+struct KernelSpec {
+  std::int32_t ndim = 0;
+  std::int64_t sizes[trace::kMaxDims] = {};
+  std::vector<KernelOperand> inputs;
+  std::vector<ScalarType> scalars;  // passed at run time (Float64 as double bits, others as int64)
+  std::vector<KernelInstr> instrs;
+  std::vector<KernelOutput> outputs;
+
+  std::int64_t numel() const;
+  /// xxh3 of everything above: equal keys compile to the same code.
+  std::uint64_t key() const;
+  /// A readable listing, for dumps and error messages.
+  std::string to_string() const;
+};
+
+/// The ABI of a compiled kernel. It processes the linear iteration indices
+/// [begin, end) (row-major over `sizes`); `ptrs` holds the base pointer of
+/// every input, then of every output; `scalars` the run-time scalars as
+/// 64-bit patterns (double for Float64, int64 otherwise).
+using CompiledFn = void (*)(std::int64_t begin, std::int64_t end, void* const* ptrs, const std::int64_t* scalars);
+
+/// The ops a fused elementwise kernel can contain.
+bool is_fusible(trace::OpId op);
+
+}  // namespace kiln::jit

@@ -1,0 +1,43 @@
+// The fusion partitioner: cuts a segment's needed nodes into groups of
+// elementwise ops that one compiled loop can run, each described by a
+// KernelSpec plus the bindings that locate its memory and scalars in any
+// later run of a segment with the same key.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "jit/fusion/kernel_spec.h"
+#include "trace/segment.h"
+
+namespace kiln::jit {
+
+/// An operand slot of a node: in[0..2], or the output (-1).
+struct OperandRef {
+  std::uint32_t node = 0;
+  std::int8_t operand = -1;
+};
+
+struct FusedGroup {
+  std::vector<std::uint32_t> nodes;  // ascending indices into Segment::nodes
+  KernelSpec spec;
+  std::vector<OperandRef> inputs;    // per spec input: where its pointer comes from
+  std::vector<OperandRef> outputs;   // per spec output
+  std::vector<OperandRef> scalars;   // per spec scalar
+  /// Pairs of views the plan assumed identical (same storage, same offset):
+  /// offsets are not part of the segment key, so each run re-checks them.
+  std::vector<std::pair<OperandRef, OperandRef>> same_view;
+};
+
+/// Groups of at least `min_nodes` fusible nodes; `needed[i]` says whether
+/// node i runs at all (dead nodes are skipped and never join a group).
+std::vector<FusedGroup> partition(const trace::Segment& segment, const std::vector<bool>& needed,
+                                  std::size_t min_nodes = 1);
+
+/// The operand named by `ref` in `segment`.
+const trace::Operand& operand(const trace::Segment& segment, OperandRef ref);
+
+/// True when every assumption of `group` holds for this run's offsets.
+bool views_match(const trace::Segment& segment, const FusedGroup& group);
+
+}  // namespace kiln::jit

@@ -1,0 +1,87 @@
+#include "jit/orc/kernel_jit.h"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include "jit/codegen/llvm_error.h"
+
+namespace kiln::jit {
+namespace {
+
+// Host features as "+a,+b,-c", sorted, so that the string is stable.
+std::string sorted_features(const llvm::SubtargetFeatures& features) {
+  std::vector<std::string> list = features.getFeatures();
+  std::sort(list.begin(), list.end());
+  std::string out;
+  for (const std::string& f : list) out += (out.empty() ? "" : ",") + f;
+  return out;
+}
+
+}  // namespace
+
+KernelJit::KernelJit(llvm::orc::JITTargetMachineBuilder host, std::unique_ptr<llvm::orc::LLJIT> jit)
+    : host_(std::move(host)), jit_(std::move(jit)), cpu_(host_.getCPU()),
+      features_(sorted_features(host_.getFeatures())) {}
+
+std::unique_ptr<KernelJit> KernelJit::create() {
+  static std::once_flag targets;
+  std::call_once(targets, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+  auto host = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "detecting the host CPU");
+  auto jit = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(host).create(), "creating the LLJIT");
+  // Failures also come back from lookup() with their message; keep stderr quiet.
+  jit->getExecutionSession().setErrorReporter([](llvm::Error error) { llvm::consumeError(std::move(error)); });
+
+  // The process (libc, libm) is already searched; add the vector math library.
+  llvm::orc::JITDylibSP runtime = jit->getProcessSymbolsJITDylib();
+  KILN_CHECK(runtime != nullptr, "LLJIT without a process-symbols JITDylib");
+  const char prefix = jit->getDataLayout().getGlobalPrefix();
+  for (const char* library : {"libmvec.so.1", "libm.so.6"})
+    runtime->addGenerator(unwrap(llvm::orc::DynamicLibrarySearchGenerator::Load(library, prefix), library));
+  return std::unique_ptr<KernelJit>(new KernelJit(std::move(host), std::move(jit)));
+}
+
+std::unique_ptr<llvm::TargetMachine> KernelJit::target_machine(int opt_level) const {
+  llvm::orc::JITTargetMachineBuilder builder = host_;
+  builder.setCodeGenOptLevel(opt_level >= 3 ? llvm::CodeGenOptLevel::Aggressive : llvm::CodeGenOptLevel::Less);
+  return unwrap(builder.createTargetMachine(), "creating a target machine");
+}
+
+CompiledFn KernelJit::link(std::string_view object, const std::string& symbol) {
+  const std::string dylib = "kiln." + std::to_string(dylibs_.fetch_add(1)) + "." + symbol;
+  llvm::orc::JITDylib& jd = unwrap(jit_->createJITDylib(dylib), "creating a JITDylib");
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), symbol);
+  check(jit_->addObjectFile(jd, std::move(buffer)), "adding the object file");
+  const llvm::orc::ExecutorAddr address = unwrap(jit_->lookup(jd, symbol), "linking the kernel");
+  return address.toPtr<CompiledFn>();
+}
+
+std::string KernelJit::find_function(std::string_view object, std::string_view prefix) {
+  const llvm::MemoryBufferRef ref(llvm::StringRef(object.data(), object.size()), "kernel object");
+  auto file = unwrap(llvm::object::ObjectFile::createObjectFile(ref), "reading the object file");
+  for (const llvm::object::SymbolRef& symbol : file->symbols()) {
+    auto flags = symbol.getFlags();
+    auto type = symbol.getType();
+    auto name = symbol.getName();
+    if (!flags || !type || !name) {
+      llvm::consumeError(flags.takeError());
+      llvm::consumeError(type.takeError());
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    const bool defined = !(*flags & llvm::object::SymbolRef::SF_Undefined);
+    if (defined && *type == llvm::object::SymbolRef::ST_Function && name->starts_with(prefix)) return name->str();
+  }
+  throw InternalError(detail::cat("[jit] the object file defines no function ", prefix, "..."));
+}
+
+}  // namespace kiln::jit

@@ -1,0 +1,55 @@
+// KernelJit: the LLJIT wrapper, KaleidoscopeJIT-sized: create, target
+// machines for codegen, link an object, look a symbol up. Private to
+// jit/orc and jit/compile_pipeline.cpp (LLVM inside).
+//
+// Every object is linked into a JITDylib of its own, so the same kernel may
+// be linked twice (a recompile, a reload from the disk cache) without
+// duplicate-definition errors. Each such JITDylib links against the
+// process's symbols, libmvec.so.1 and libm.so.6. Nothing is ever removed.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "jit/fusion/kernel_spec.h"
+
+namespace kiln::jit {
+
+class KernelJit {
+ public:
+  /// The JIT for the host CPU. Throws InternalError on failure.
+  static std::unique_ptr<KernelJit> create();
+
+  /// A new TargetMachine for the host (one per compile: TargetMachines are
+  /// not thread-safe); opt_level 3 gives aggressive codegen, else less.
+  std::unique_ptr<llvm::TargetMachine> target_machine(int opt_level) const;
+
+  /// Links `object` into a new JITDylib and returns the address of `symbol`
+  /// in it. Throws InternalError (bad object, unresolved symbol, ...).
+  CompiledFn link(std::string_view object, const std::string& symbol);
+
+  /// The name of the first defined function in `object` whose name starts
+  /// with `prefix`, or InternalError if `object` is not an object file or has
+  /// none.
+  static std::string find_function(std::string_view object, std::string_view prefix);
+
+  const std::string& cpu() const { return cpu_; }
+  const std::string& features() const { return features_; }
+
+ private:
+  KernelJit(llvm::orc::JITTargetMachineBuilder host, std::unique_ptr<llvm::orc::LLJIT> jit);
+
+  llvm::orc::JITTargetMachineBuilder host_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::string cpu_, features_;
+  std::atomic<std::uint64_t> dylibs_{0};
+};
+
+}  // namespace kiln::jit

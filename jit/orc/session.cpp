@@ -1,0 +1,47 @@
+#include "jit/orc/session.h"
+
+#include <mutex>
+#include <unordered_map>
+
+#include "jit/compile_pipeline.h"
+#include "jit/orc/kernel_jit.h"
+
+namespace kiln::jit {
+
+struct OrcSession::Impl {
+  std::unique_ptr<KernelJit> jit = KernelJit::create();
+  mutable std::mutex mutex;
+  std::unordered_map<std::uint64_t, std::string> objects;  // last object per key
+};
+
+OrcSession::OrcSession() : impl_(std::make_unique<Impl>()) {}
+OrcSession::~OrcSession() = default;
+
+OrcSession& OrcSession::instance() {
+  // Leaked on purpose: kernels may still run while static destructors do.
+  static OrcSession* session = new OrcSession();
+  return *session;
+}
+
+CompiledKernel OrcSession::compile(const KernelSpec& spec, const CompileOptions& options) {
+  PipelineResult result = compile_kernel(spec, options, *impl_->jit);
+  std::lock_guard lock(impl_->mutex);
+  impl_->objects[result.key] = std::move(result.object);
+  return result.kernel;
+}
+
+std::string OrcSession::object_for(std::uint64_t key) const {
+  std::lock_guard lock(impl_->mutex);
+  auto it = impl_->objects.find(key);
+  return it == impl_->objects.end() ? std::string() : it->second;
+}
+
+CompiledFn OrcSession::load_object(std::uint64_t key, std::string_view object_bytes) {
+  const std::string symbol = KernelJit::find_function(object_bytes, kernel_symbol_prefix(key));
+  return impl_->jit->link(object_bytes, symbol);
+}
+
+std::string OrcSession::host_cpu() const { return impl_->jit->cpu(); }
+std::string OrcSession::host_features() const { return impl_->jit->features(); }
+
+}  // namespace kiln::jit

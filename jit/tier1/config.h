@@ -1,0 +1,38 @@
+// The JIT's knobs, each with an environment variable and a setter; the
+// defaults are right for a user who sets nothing.
+#pragma once
+
+#include <cstdint>
+
+namespace kiln::jit {
+
+/// KILN_JIT: 0 keeps every segment on tier 0 (the eager baseline). Default on.
+bool enabled();
+void set_enabled(bool on);
+
+/// KILN_HOT_THRESHOLD: runs of a segment key before its kernels are queued
+/// (default 2). Setting it explicitly also turns off the break-even test.
+std::int64_t hot_threshold();
+void set_hot_threshold(std::int64_t runs);
+/// True when the user chose the threshold (env or setter).
+bool hot_threshold_is_explicit();
+
+/// KILN_JIT_SYNC=1: compile on the calling thread (deterministic tests).
+bool compile_sync();
+void set_compile_sync(bool on);
+
+/// While alive (and `on`), segments cut on this thread are planned and
+/// compiled at once, in the foreground, whatever their hotness (kiln::compile).
+class ForceCompile {
+ public:
+  explicit ForceCompile(bool on);
+  ~ForceCompile();
+  ForceCompile(const ForceCompile&) = delete;
+  ForceCompile& operator=(const ForceCompile&) = delete;
+
+ private:
+  bool previous_;
+};
+bool compile_forced();
+
+}  // namespace kiln::jit

@@ -1,0 +1,160 @@
+#include "jit/tier1/disk_cache.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <vector>
+
+#include <llvm/Config/llvm-config.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <kiln/version.h>
+
+#include "jit/orc/session.h"
+#include "profiler/jit_counters.h"
+
+namespace kiln::jit {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'O', 'B', 'J', '1'};
+
+struct Header {
+  char magic[8];
+  std::uint64_t key;
+  std::uint64_t env;
+  std::uint64_t payload_bytes;
+  std::uint64_t checksum;
+};
+
+std::atomic<std::uint64_t> g_limit{[] {
+  const char* text = std::getenv("KILN_CACHE_MAX_BYTES");
+  return text ? std::strtoull(text, nullptr, 10) : std::uint64_t{256} << 20;
+}()};
+
+// Everything besides the kernel key that decides whether an object fits.
+std::uint64_t environment_hash(OrcSession& orc) {
+  std::string env = std::string(kVersion) + "|" LLVM_VERSION_STRING "|" + orc.host_cpu() + "|" + orc.host_features();
+  return XXH3_64bits(env.data(), env.size());
+}
+
+fs::path file_for(std::uint64_t key, std::uint64_t env) {
+  char name[64];
+  std::snprintf(name, sizeof name, "%016llx-%016llx.kobj", static_cast<unsigned long long>(key),
+                static_cast<unsigned long long>(env));
+  return fs::path(disk_cache_dir()) / name;
+}
+
+void evict_to_limit(const fs::path& dir) {
+  struct File {
+    fs::path path;
+    fs::file_time_type used;
+    std::uintmax_t bytes;
+  };
+  std::vector<File> files;
+  std::uintmax_t total = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".kobj" || !e.is_regular_file()) continue;
+    files.push_back({e.path(), e.last_write_time(), e.file_size()});
+    total += files.back().bytes;
+  }
+  if (total <= g_limit.load()) return;
+  std::sort(files.begin(), files.end(), [](const File& a, const File& b) { return a.used < b.used; });
+  for (const File& f : files) {
+    if (total <= g_limit.load()) break;
+    std::error_code ignored;
+    if (fs::remove(f.path, ignored)) total -= f.bytes;
+  }
+}
+
+}  // namespace
+
+std::string disk_cache_dir() {
+  static const std::string dir = [] {
+    if (const char* d = std::getenv("KILN_CACHE_DIR")) return std::string(std::strcmp(d, "off") == 0 ? "" : d);
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kiln";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kiln";
+    return std::string();
+  }();
+  return dir;
+}
+
+void set_disk_cache_limit(std::uint64_t bytes) { g_limit.store(bytes); }
+
+CompiledFn disk_cache_load(std::uint64_t key, OrcSession& orc) {
+  if (disk_cache_dir().empty()) return nullptr;
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t env = environment_hash(orc);
+  fs::path path = file_for(key, env);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return nullptr;
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  Header h;
+  bool valid = bytes.size() >= sizeof h;
+  if (valid) {
+    std::memcpy(&h, bytes.data(), sizeof h);
+    std::string_view payload(bytes.data() + sizeof h, bytes.size() - sizeof h);
+    valid = std::memcmp(h.magic, kMagic, sizeof kMagic) == 0 && h.key == key && h.env == env &&
+            h.payload_bytes == payload.size() && h.checksum == XXH3_64bits(payload.data(), payload.size());
+    if (valid) {
+      try {
+        CompiledFn fn = orc.load_object(key, payload);
+        std::error_code ignored;
+        fs::last_write_time(path, fs::file_time_type::clock::now(), ignored);  // recently used
+        profiler::count(profiler::JitEvent::DiskCacheHit);
+        profiler::record_disk_load_ms(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        return fn;
+      } catch (const std::exception& e) {
+        profiler::record_failure(std::string("disk cache object rejected: ") + e.what());
+      }
+    }
+  }
+  // Not ours, truncated or corrupted: drop it; the next compile writes a good one.
+  std::error_code ignored;
+  fs::remove(path, ignored);
+  return nullptr;
+}
+
+void disk_cache_store(std::uint64_t key, OrcSession& orc) {
+  if (disk_cache_dir().empty()) return;
+  try {
+    std::string object = orc.object_for(key);
+    if (object.empty()) return;
+    std::uint64_t env = environment_hash(orc);
+    fs::path path = file_for(key, env);
+    fs::create_directories(path.parent_path());
+    Header h;
+    std::memcpy(h.magic, kMagic, sizeof kMagic);
+    h.key = key;
+    h.env = env;
+    h.payload_bytes = object.size();
+    h.checksum = XXH3_64bits(object.data(), object.size());
+    // Unique temporary name in the same directory, then an atomic rename.
+    std::random_device rd;
+    fs::path tmp = path;
+    tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out.write(reinterpret_cast<const char*>(&h), sizeof h);
+      out.write(object.data(), static_cast<std::streamsize>(object.size()));
+      if (!out) throw std::runtime_error("write failed");
+    }
+    fs::rename(tmp, path);
+    profiler::count(profiler::JitEvent::DiskCacheWrite);
+    evict_to_limit(path.parent_path());
+  } catch (const std::exception& e) {
+    profiler::record_failure(std::string("disk cache write failed: ") + e.what());
+  }
+}
+
+}  // namespace kiln::jit

@@ -1,0 +1,31 @@
+// The on-disk kernel cache: compiled objects under KILN_CACHE_DIR (default
+// $XDG_CACHE_HOME/kiln, else ~/.cache/kiln), so a second run of a program
+// starts compiled. A file is named by the kernel key and an environment
+// hash (CPU, its features, kiln and LLVM versions) and carries a header
+// repeating them plus a checksum; anything that does not match -- truncated,
+// corrupted, foreign -- is ignored and replaced, never trusted. Writes go to
+// a temporary file and are renamed into place, so processes can share the
+// directory. The total size is bounded (KILN_CACHE_MAX_BYTES, default 256
+// MiB) by evicting the least recently used files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "jit/fusion/kernel_spec.h"
+
+namespace kiln::jit {
+
+class OrcSession;
+
+/// The compiled kernel of `key` from disk, or null (also when disabled or on any mismatch).
+CompiledFn disk_cache_load(std::uint64_t key, OrcSession& orc);
+/// Writes the object of the last compile of `key`; failures are counted, never thrown.
+void disk_cache_store(std::uint64_t key, OrcSession& orc);
+
+/// The directory in use ("" when the cache is off: KILN_CACHE_DIR=off).
+std::string disk_cache_dir();
+/// Bytes the cache may hold; older files are evicted past it.
+void set_disk_cache_limit(std::uint64_t bytes);
+
+}  // namespace kiln::jit

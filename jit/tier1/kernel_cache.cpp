@@ -1,0 +1,147 @@
+#include "jit/tier1/kernel_cache.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+
+#include <tbb/task_arena.h>
+
+#include "jit/orc/session.h"
+#include "jit/tier1/config.h"
+#include "jit/tier1/disk_cache.h"
+#include "profiler/jit_counters.h"
+
+namespace kiln::jit {
+
+const char* to_string(KernelState s) {
+  switch (s) {
+    case KernelState::Interpreted: return "interpreted";
+    case KernelState::Queued: return "queued";
+    case KernelState::Compiling: return "compiling";
+    case KernelState::Compiled: return "compiled";
+    case KernelState::Failed: return "failed";
+    case KernelState::Demoted: return "demoted";
+  }
+  return "?";
+}
+
+KernelCache& KernelCache::instance() {
+  static KernelCache* cache = new KernelCache;  // entries hold code that may run until exit
+  return *cache;
+}
+
+std::shared_ptr<KernelEntry> KernelCache::find_or_add(const KernelSpec& spec, bool* existed) {
+  std::uint64_t key = spec.key();
+  std::lock_guard lock(mu_);
+  auto [it, added] = entries_.try_emplace(key);
+  if (added) it->second = std::make_shared<KernelEntry>(spec);
+  *existed = !added;
+  return it->second;
+}
+
+std::size_t KernelCache::size() {
+  std::lock_guard lock(mu_);
+  return entries_.size();
+}
+
+namespace {
+
+// Background compilation: its own arena, so a compile never takes the
+// cores kernels run on beyond the one it was given, and a count of jobs
+// in flight so that tests and shutdown can wait for them.
+class CompileQueue {
+ public:
+  static CompileQueue& instance() {
+    static CompileQueue* q = new CompileQueue;
+    return *q;
+  }
+
+  template <class Job>
+  void submit(Job job) {
+    {
+      std::lock_guard lock(mu_);
+      ++pending_;
+    }
+    profiler::add_in_flight(1);
+    arena_.enqueue([this, job = std::move(job)] {
+      job();
+      profiler::add_in_flight(-1);
+      std::lock_guard lock(mu_);
+      if (--pending_ == 0) idle_.notify_all();
+    });
+  }
+
+  void wait() {
+    std::unique_lock lock(mu_);
+    idle_.wait(lock, [this] { return pending_ == 0; });
+  }
+
+ private:
+  tbb::task_arena arena_{1};
+  std::mutex mu_;
+  std::condition_variable idle_;
+  std::int64_t pending_ = 0;
+};
+
+// "kernel 0x…(add, mul, tanh, …): <message>", for stats and logs.
+std::string detail_failure(const KernelSpec& spec, const char* message) {
+  std::string ops;
+  for (std::size_t i = 0; i < spec.instrs.size() && i < 6; ++i) ops += (i ? ", " : "") + std::string(trace::name(spec.instrs[i].op));
+  if (spec.instrs.size() > 6) ops += ", ...";
+  char key[24];
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(spec.key()));
+  return "kernel 0x" + std::string(key) + " (" + ops + "): " + message;
+}
+
+void publish(KernelEntry& entry, CompiledFn fn, int level, double ms) {
+  bool swap = entry.fn.load() != nullptr;
+  {
+    std::lock_guard lock(entry.mu);
+    entry.compile_ms = ms;
+  }
+  entry.opt_level.store(level);
+  entry.fn.store(fn, std::memory_order_release);
+  entry.state.store(KernelState::Compiled);
+  if (swap) profiler::count(profiler::JitEvent::HotSwap);
+}
+
+void compile_now(const std::shared_ptr<KernelEntry>& entry, int level) {
+  OrcSession& orc = OrcSession::instance();
+  if (level == 1 && entry->fn.load() == nullptr) {
+    if (CompiledFn fn = disk_cache_load(entry->key, orc)) {
+      publish(*entry, fn, 1, 0);
+      return;
+    }
+  }
+  if (entry->fn.load() == nullptr) entry->state.store(KernelState::Compiling);
+  try {
+    CompiledKernel k = orc.compile(entry->spec, CompileOptions{level});
+    profiler::record_compile_ms(k.compile_ms);
+    profiler::count(profiler::JitEvent::CompileDone);
+    publish(*entry, k.fn, level, k.compile_ms);
+    disk_cache_store(entry->key, orc);
+  } catch (const std::exception& e) {
+    profiler::count(profiler::JitEvent::CompileFailed);
+    std::string why = detail_failure(entry->spec, e.what());
+    profiler::record_failure(why);
+    std::lock_guard lock(entry->mu);
+    entry->failure = why;
+    if (entry->fn.load() == nullptr) entry->state.store(KernelState::Failed);
+  }
+}
+
+}  // namespace
+
+void request_compile(const std::shared_ptr<KernelEntry>& entry, int opt_level) {
+  profiler::count(profiler::JitEvent::CompileRequested);
+  if (entry->fn.load() == nullptr) entry->state.store(KernelState::Queued);
+  if (compile_sync()) {
+    compile_now(entry, opt_level);
+    return;
+  }
+  CompileQueue::instance().submit([entry, opt_level] { compile_now(entry, opt_level); });
+}
+
+void wait_for_compiles() { CompileQueue::instance().wait(); }
+
+}  // namespace kiln::jit

@@ -1,0 +1,157 @@
+#include "jit/tier1/segment_jit.h"
+
+#include <bit>
+#include <chrono>
+#include <unordered_map>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "jit/tier1/config.h"
+#include "profiler/jit_counters.h"
+
+namespace kiln::jit {
+namespace {
+
+// Measured (DESIGN.md, "Compile latency"): a fused elementwise kernel takes
+// about 1-5 ms to compile at O1. A key is compiled once the time it has
+// spent on tier 0 reaches this, i.e. once the program has shown that it
+// runs the segment long enough for the compile to pay for itself.
+constexpr double kCompileEstimateMs = 5.0;
+// Compiled runs of a kernel before it is recompiled at O3.
+constexpr std::uint64_t kUpgradeRuns = 64;
+// Compiled runs before comparing tiers; demote when slower than tier 0 by this factor.
+constexpr std::uint64_t kFeedbackRuns = 16;
+constexpr double kDemoteFactor = 1.25;
+// Below this many elements a kernel runs on the calling thread.
+constexpr std::int64_t kGrain = 32768;
+
+class Table {
+ public:
+  static Table& instance() {
+    static Table* t = new Table;
+    return *t;
+  }
+  SegmentJit& get(std::uint64_t key) {
+    std::lock_guard lock(mu_);
+    auto& slot = entries_[key];
+    if (!slot) slot = std::make_unique<SegmentJit>();
+    return *slot;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<SegmentJit>> entries_;
+};
+
+bool is_hot(const SegmentJit& s, std::int64_t runs) {
+  if (compile_forced()) return true;
+  if (runs < hot_threshold()) return false;
+  if (hot_threshold_is_explicit() || compile_sync()) return true;
+  return static_cast<double>(s.t0_ns.load()) / 1e6 >= kCompileEstimateMs;
+}
+
+void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>& needed) {
+  std::lock_guard lock(s.mu);
+  if (s.planned.load()) return;
+  s.groups = partition(segment, needed);
+  s.group_of.assign(segment.nodes.size(), -1);
+  for (std::size_t g = 0; g < s.groups.size(); ++g) {
+    for (std::uint32_t node : s.groups[g].nodes) s.group_of[node] = static_cast<std::int32_t>(g);
+    bool existed = false;
+    s.kernels.push_back(KernelCache::instance().find_or_add(s.groups[g].spec, &existed));
+    if (existed) profiler::count(profiler::JitEvent::MemoryCacheHit);
+    else request_compile(s.kernels.back(), 1);
+  }
+  s.planned.store(true, std::memory_order_release);
+}
+
+double ns_per_elem(std::int64_t ns, std::int64_t elements) {
+  return static_cast<double>(ns) / static_cast<double>(std::max<std::int64_t>(elements, 1));
+}
+
+// Keeps the smallest sample: the least disturbed measure of a tier.
+void keep_min(std::atomic<double>& slot, double v) {
+  double cur = slot.load();
+  while ((cur == 0 || v < cur) && !slot.compare_exchange_weak(cur, v)) {
+  }
+}
+
+void feedback(KernelEntry& k, std::int64_t ns) {
+  keep_min(k.t1_ns_per_elem, ns_per_elem(ns, k.spec.numel()));
+  std::uint64_t runs = k.compiled_runs.fetch_add(1) + 1;
+  double t0 = k.t0_ns_per_elem.load(), t1 = k.t1_ns_per_elem.load();
+  if (runs >= kFeedbackRuns && t0 > 0 && t1 > kDemoteFactor * t0) {
+    std::lock_guard lock(k.mu);
+    if (k.state.load() != KernelState::Compiled) return;
+    k.failure = "demoted: compiled " + std::to_string(t1) + " ns/element vs tier 0 " + std::to_string(t0);
+    k.state.store(KernelState::Demoted);
+    profiler::count(profiler::JitEvent::Demoted);
+    profiler::record_failure(k.failure);
+    return;
+  }
+  if (runs >= kUpgradeRuns && k.opt_level.load() == 1 && !k.upgrade_queued.exchange(true)) request_compile(k.shared_from_this(), 3);
+}
+
+}  // namespace
+
+SegmentJit* jit_for(const trace::Segment& segment, const std::vector<bool>& needed) {
+  if (!enabled()) return nullptr;
+  SegmentJit& s = Table::instance().get(segment.key);
+  std::int64_t runs = s.runs.fetch_add(1) + 1;
+  if (!s.planned.load(std::memory_order_acquire) && is_hot(s, runs)) plan(s, segment, needed);
+  return &s;
+}
+
+bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& kernel) {
+  CompiledFn fn = kernel.fn.load(std::memory_order_acquire);
+  if (!fn || kernel.state.load() != KernelState::Compiled || !views_match(segment, group)) {
+    profiler::count(profiler::JitEvent::GroupRunInterpreted);
+    return false;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const KernelSpec& spec = group.spec;
+  void* ptrs[64];
+  std::vector<void*> many;
+  void** p = ptrs;
+  std::size_t count = group.inputs.size() + group.outputs.size();
+  if (count > 64) {
+    many.resize(count);
+    p = many.data();
+  }
+  std::size_t n = 0;
+  for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs}) {
+    for (OperandRef ref : *refs) {
+      const trace::Operand& op = operand(segment, ref);
+      char* base = static_cast<char*>(segment.values[op.value].storage->data());
+      p[n++] = base + op.geo.offset * static_cast<std::int64_t>(element_size(op.dtype));
+    }
+  }
+  std::vector<std::int64_t> scalars(group.scalars.size());
+  for (std::size_t j = 0; j < scalars.size(); ++j) {
+    const Scalar& s = operand(segment, group.scalars[j]).scalar;
+    scalars[j] = is_floating_point(spec.scalars[j]) ? std::bit_cast<std::int64_t>(s.to_double())
+                 : spec.scalars[j] == ScalarType::Bool ? std::int64_t{s.to_bool()}
+                                                       : s.to_long();
+  }
+  const std::int64_t total = spec.numel();
+  if (total <= kGrain) {
+    fn(0, total, p, scalars.data());
+  } else {
+    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, total, kGrain),
+                      [&](const tbb::blocked_range<std::int64_t>& r) { fn(r.begin(), r.end(), p, scalars.data()); });
+  }
+  profiler::count(profiler::JitEvent::GroupRunCompiled);
+  feedback(kernel, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  return true;
+}
+
+void note_interpreted(KernelEntry& kernel, std::int64_t nanoseconds, std::int64_t elements) {
+  keep_min(kernel.t0_ns_per_elem, ns_per_elem(nanoseconds, elements));
+}
+
+void note_segment_time(SegmentJit& jit, std::int64_t nanoseconds, bool any_compiled) {
+  if (!any_compiled) jit.t0_ns.fetch_add(nanoseconds, std::memory_order_relaxed);
+}
+
+}  // namespace kiln::jit

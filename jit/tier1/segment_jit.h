@@ -1,0 +1,46 @@
+// The JIT's view of one segment key: how often it ran and for how long on
+// tier 0, and -- once it is hot and worth it -- its fusion plan with a
+// kernel entry per fused group. The engine asks `jit_for` on every run and
+// executes groups through `run_fused` when their code is ready.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "jit/fusion/partition.h"
+#include "jit/tier1/kernel_cache.h"
+#include "trace/segment.h"
+
+namespace kiln::jit {
+
+struct SegmentJit {
+  std::atomic<std::int64_t> runs{0};
+  std::atomic<std::int64_t> t0_ns{0};  // wall time of its runs with no compiled group
+  std::atomic<bool> planned{false};
+
+  // Written once under `mu` before `planned` is set; read-only afterwards.
+  std::mutex mu;
+  std::vector<FusedGroup> groups;
+  std::vector<std::shared_ptr<KernelEntry>> kernels;  // per group
+  std::vector<std::int32_t> group_of;                 // per node: its group, or -1
+};
+
+/// Counts a run of `segment` and returns its JIT record, planning it (and
+/// queueing its kernels) when the key becomes hot and compiling pays back:
+/// `planned` tells whether it has groups. Null when the JIT is off.
+SegmentJit* jit_for(const trace::Segment& segment, const std::vector<bool>& needed);
+
+/// Runs `group` with its compiled code if that is ready and the plan's view
+/// assumptions hold for this run; false means "run its nodes on tier 0".
+bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& kernel);
+
+/// Feedback after a group ran on tier 0: its time per element.
+void note_interpreted(KernelEntry& kernel, std::int64_t nanoseconds, std::int64_t elements);
+
+/// Adds a run's wall time to the key's tier-0 total (break-even estimate).
+void note_segment_time(SegmentJit& jit, std::int64_t nanoseconds, bool any_compiled);
+
+}  // namespace kiln::jit

@@ -1,0 +1,138 @@
+// Measurements, not checks: skipped unless KILN_CODEGEN_BENCH=1. Run by hand:
+//   KILN_CODEGEN_BENCH=1 KILN_JIT=0 ./kiln_tests_jit_codegen --gtest_filter='CodegenBench.*'
+// Prints the compile time of a 6-op and a 10-op elementwise chain at O1 and
+// O3 (median of 20), and the single-thread throughput of GELU (tanh form)
+// written as 9 primitive ops on 16M float32: compiled vs tier 0 op by op.
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <kiln/kiln.h>
+
+#include "tests/jit_codegen/codegen_harness.h"
+
+namespace kiln::jit::codegen_test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))): 9 instructions.
+ArgRef gelu_ops(SpecBuilder& b, ArgRef x) {
+  const ArgRef cube = b.op(OpId::Mul, kFloat32, {b.op(OpId::Mul, kFloat32, {x, x}), x});
+  const ArgRef inner = b.op(OpId::Add, kFloat32, {x, b.op(OpId::Mul, kFloat32, {cube, b.scalar(kFloat64)})});
+  const ArgRef t = b.op(OpId::Tanh, kFloat32, {b.op(OpId::Mul, kFloat32, {inner, b.scalar(kFloat64)})});
+  return b.op(OpId::Mul, kFloat32, {b.op(OpId::Mul, kFloat32, {x, b.scalar(kFloat64)}),
+                                    b.op(OpId::Add, kFloat32, {t, b.scalar(kFloat64)})});
+}
+const std::vector<Scalar> kGeluScalars = {0.044715, 0.7978845608028654, 0.5, 1.0};
+
+KernelSpec six_ops() {
+  SpecBuilder b({1024, 1024});
+  const ArgRef x = b.input(kFloat32), y = b.input(kFloat32, {0, 1});
+  const ArgRef e = b.op(OpId::Exp, kFloat32, {b.op(OpId::Add, kFloat32, {b.op(OpId::Mul, kFloat32, {x, y}), b.scalar(kFloat64)})});
+  b.output(b.op(OpId::Relu, kFloat32, {b.op(OpId::Maximum, kFloat32, {b.op(OpId::Sub, kFloat32, {e, y}), x})}), kFloat32);
+  return b.spec();
+}
+
+KernelSpec ten_ops() {
+  SpecBuilder b({1024, 1024});
+  const ArgRef x = b.input(kFloat32), y = b.input(kFloat32, {0, 1});
+  b.output(b.op(OpId::Add, kFloat32, {gelu_ops(b, x), y}), kFloat32);
+  return b.spec();
+}
+
+bool enabled() {
+  const char* v = std::getenv("KILN_CODEGEN_BENCH");
+  return v && *v && *v != '0';
+}
+
+TEST(CodegenBench, CompileTime) {
+  if (!enabled()) GTEST_SKIP() << "set KILN_CODEGEN_BENCH=1";
+  OrcSession::instance().compile(six_ops(), {1});  // warm up (session creation, first-use costs)
+  for (const auto& [name, spec] : {std::pair{"6-op", six_ops()}, std::pair{"10-op", ten_ops()}})
+    for (int level : {1, 3}) {
+      std::vector<double> ms, wall;
+      std::size_t bytes = 0;
+      for (int i = 0; i < 20; ++i) {
+        const auto start = Clock::now();
+        const CompiledKernel k = OrcSession::instance().compile(spec, {level});
+        wall.push_back(ms_since(start));
+        ms.push_back(k.compile_ms);
+        bytes = k.object_bytes;
+      }
+      std::printf("compile %-5s O%d: median %.2f ms (min %.2f, max %.2f), object %zu bytes\n", name, level,
+                  median(ms), *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
+                  bytes);
+    }
+  const KernelSpec spec = ten_ops();
+  const std::string object = OrcSession::instance().object_for(spec.key());
+  std::vector<double> load;
+  for (int i = 0; i < 20; ++i) {
+    const auto start = Clock::now();
+    OrcSession::instance().load_object(spec.key(), object);
+    load.push_back(ms_since(start));
+  }
+  std::printf("load_object 10-op: median %.3f ms\n", median(load));
+}
+
+TEST(CodegenBench, GeluThroughput) {
+  if (!enabled()) GTEST_SKIP() << "set KILN_CODEGEN_BENCH=1";
+  constexpr std::int64_t n = 16 << 20;
+  const double bytes = 2.0 * 4 * n;  // one float read, one written per element
+  SpecBuilder b({n});
+  b.output(gelu_ops(b, b.input(kFloat32)), kFloat32);
+  const KernelSpec& spec = b.spec();
+  Bindings data;
+  data.inputs.emplace_back(kFloat32, n);
+  for (std::int64_t i = 0; i < n; ++i) data.inputs[0].set_float(i, std::sin(0.001 * static_cast<double>(i)) * 4);
+  data.scalars = kGeluScalars;
+
+  for (int level : {1, 3}) {
+    const CompiledKernel k = OrcSession::instance().compile(spec, {level});
+    std::vector<Buffer> out = run(k.fn, spec, data, {0, n});  // warm: pages touched
+    void* ptrs[] = {data.inputs[0].data(), out[0].data()};
+    std::vector<std::int64_t> bits;
+    for (const Scalar& s : kGeluScalars) bits.push_back(std::bit_cast<std::int64_t>(s.to_double()));
+    std::vector<double> ms;
+    for (int rep = 0; rep < 15; ++rep) {
+      const auto start = Clock::now();
+      k.fn(0, n, ptrs, bits.data());
+      ms.push_back(ms_since(start));
+    }
+    std::printf("compiled GELU-tanh (9 ops) O%d, 16M float32, 1 thread: %.2f ms, %.1f GB/s\n", level, median(ms),
+                bytes / median(ms) / 1e6);
+  }
+
+  // Tier 0: the same formula through the frontend, op by op, one thread.
+  set_num_threads(1);
+  std::vector<float> host(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) host[i] = static_cast<float>(data.inputs[0].get_float(i));
+  const Tensor x = from_blob(host.data(), {n}, kFloat32).clone();
+  std::vector<double> ms;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto start = Clock::now();
+    Tensor y = 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    y.data_ptr<float>();
+    ms.push_back(ms_since(start));
+  }
+  std::printf("tier 0 GELU-tanh op by op, 16M float32, 1 thread: %.2f ms, %.1f GB/s (input + output bytes)\n",
+              median(ms), bytes / median(ms) / 1e6);
+}
+
+}  // namespace
+}  // namespace kiln::jit::codegen_test
