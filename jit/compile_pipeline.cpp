@@ -127,7 +127,7 @@ PipelineResult compile_kernel(const KernelSpec& spec, const CompileOptions& opti
   diagnostics.check("lower");
   codegen::verify(*module);
 
-  codegen::optimize(*module, *tm, level);
+  codegen::optimize(*module, *tm, level, jit.has_vector_math());
   diagnostics.check("optimize");
   dump("opt", [&] { return print(*module); });
   dump("asm", [&] { return codegen::emit_assembly(*module, *tm); });

@@ -7,21 +7,30 @@
 
 #include <tbb/global_control.h>
 #include <tbb/info.h>
+#include <tbb/task_arena.h>
 
 #include <kiln/error.h>
 
 namespace kiln::jit {
 namespace {
 
+// Kernels run in an arena of `threads` slots. TBB's pool gets one thread
+// more than that, for the compile arena (jit/tier1/kernel_cache.cpp): with
+// only `threads` in the pool, busy kernels would keep every worker and a
+// queued compile would never start.
+constexpr int kCompileThreads = 1;
+
 struct ThreadLimit {
   std::mutex mutex;
   int threads = 0;
   std::unique_ptr<tbb::global_control> control;
+  std::shared_ptr<tbb::task_arena> arena;
 
   void set(int n) {
     control.reset();  // one control at a time: TBB obeys the most restrictive
     control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                    static_cast<std::size_t>(n));
+                                                    static_cast<std::size_t>(n + kCompileThreads));
+    arena = std::make_shared<tbb::task_arena>(n);
     threads = n;
   }
 };
@@ -49,6 +58,13 @@ void set_num_threads(int n) {
   ThreadLimit& l = limit();
   std::lock_guard lock(l.mutex);
   l.set(n);
+}
+
+std::shared_ptr<tbb::task_arena> kernel_arena() {
+  ThreadLimit& l = limit();
+  std::lock_guard lock(l.mutex);
+  if (l.threads == 0) l.set(threads_from_environment());
+  return l.arena;
 }
 
 int num_threads() {

@@ -3,6 +3,10 @@
 // run on. Compilation has its own arena and is not counted here.
 #pragma once
 
+#include <memory>
+
+#include <tbb/task_arena.h>
+
 namespace kiln::jit {
 
 /// Limits kernel threads to `n` for the whole process. Throws
@@ -11,5 +15,8 @@ void set_num_threads(int n);
 
 /// The current limit.
 int num_threads();
+
+/// The arena kernels run their parallel loops in (num_threads() slots).
+std::shared_ptr<tbb::task_arena> kernel_arena();
 
 }  // namespace kiln::jit

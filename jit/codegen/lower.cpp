@@ -5,7 +5,6 @@
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/MDBuilder.h>
 
 #include <kiln/error.h>
 
@@ -43,6 +42,7 @@ class Lowering {
     return k < spec_.inputs.size() ? spec_.inputs[k] : spec_.outputs[k - spec_.inputs.size()].mem;
   }
 
+  llvm::Value* add_scaled(llvm::Value* sum, llvm::Value* x, std::int64_t stride);
   void load_invariants(llvm::Function* f);
   void row_offsets(llvm::Value* row, llvm::Value* col);
   llvm::Value* element_address(std::size_t k, llvm::Value* j);
@@ -55,7 +55,7 @@ class Lowering {
   IrContext ir_;
   std::vector<bool> used_;             // per input: read by some instruction
   std::vector<llvm::Value*> bases_;    // inputs, then outputs
-  std::vector<llvm::Value*> offsets_;  // per memory operand: element offset of the current row piece
+  std::vector<llvm::Value*> offsets_;  // per memory operand: element offset of the row piece (null: 0)
   std::vector<llvm::Value*> row_invariant_;  // inputs with inner stride 0, loaded once per row
   std::vector<llvm::Value*> loaded_;   // inputs loaded in the current inner iteration
   std::vector<llvm::Value*> values_;   // instruction results
@@ -86,6 +86,13 @@ void Lowering::load_invariants(llvm::Function* f) {
   }
 }
 
+// sum + x * stride, folding the trivial cases (sum null: 0) so dumps stay readable.
+llvm::Value* Lowering::add_scaled(llvm::Value* sum, llvm::Value* x, std::int64_t stride) {
+  if (stride == 0) return sum;
+  llvm::Value* term = stride == 1 ? x : builder_.CreateMul(x, builder_.getInt64(stride));
+  return sum == nullptr ? term : builder_.CreateAdd(sum, term);
+}
+
 // Splits `row` into the indices of the outer dims and forms every operand's
 // element offset of (row, col).
 void Lowering::row_offsets(llvm::Value* row, llvm::Value* col) {
@@ -104,12 +111,10 @@ void Lowering::row_offsets(llvm::Value* row, llvm::Value* col) {
   row_invariant_.assign(spec_.inputs.size(), nullptr);
   for (std::size_t k = 0; k < bases_.size(); ++k) {
     const KernelOperand& operand = memory(k);
-    llvm::Value* offset = builder_.getInt64(0);
+    llvm::Value* offset = nullptr;
     for (int d = 0; d + 1 < spec_.ndim; ++d)
-      if (operand.strides[d] != 0 && spec_.sizes[d] != 1)
-        offset = builder_.CreateAdd(offset, builder_.CreateMul(index[d], builder_.getInt64(operand.strides[d])));
-    if (inner_stride(operand) != 0)
-      offset = builder_.CreateAdd(offset, builder_.CreateMul(col, builder_.getInt64(inner_stride(operand))));
+      if (spec_.sizes[d] != 1) offset = add_scaled(offset, index[d], operand.strides[d]);
+    offset = add_scaled(offset, col, inner_stride(operand));
     offsets_[k] = offset;
   }
   for (std::size_t k = 0; k < spec_.inputs.size(); ++k)
@@ -118,9 +123,8 @@ void Lowering::row_offsets(llvm::Value* row, llvm::Value* col) {
 
 llvm::Value* Lowering::element_address(std::size_t k, llvm::Value* j) {
   const KernelOperand& operand = memory(k);
-  llvm::Value* index = offsets_[k];
-  if (j != nullptr && inner_stride(operand) != 0)
-    index = builder_.CreateAdd(index, builder_.CreateMul(j, builder_.getInt64(inner_stride(operand))));
+  llvm::Value* index = j == nullptr ? offsets_[k] : add_scaled(offsets_[k], j, inner_stride(operand));
+  if (index == nullptr) index = builder_.getInt64(0);
   return builder_.CreateInBoundsGEP(ir_.memory_type(operand.dtype), bases_[k], index);
 }
 
@@ -148,12 +152,8 @@ llvm::Value* Lowering::argument(const KernelInstr& instr, int k) {
 // One element: load what is used, evaluate the instructions, store the outputs.
 void Lowering::body(llvm::Value* j) {
   loaded_.assign(spec_.inputs.size(), nullptr);
-  for (const KernelInstr& instr : spec_.instrs)
-    for (int k = 0; k < instr.arity; ++k) {
-      const ArgRef& arg = instr.args[k];
-      if (arg.kind != ArgRef::Input || loaded_[arg.index] != nullptr) continue;
-      loaded_[arg.index] = row_invariant_[arg.index] ? row_invariant_[arg.index] : load_input(arg.index, j);
-    }
+  for (std::size_t k = 0; k < spec_.inputs.size(); ++k)
+    if (used_[k]) loaded_[k] = row_invariant_[k] ? row_invariant_[k] : load_input(k, j);
   values_.clear();
   for (const KernelInstr& instr : spec_.instrs) {
     llvm::Value* args[3] = {};

@@ -10,7 +10,7 @@
 
 namespace kiln::jit::codegen {
 
-void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool vector_math) {
   const bool o3 = opt_level >= 3;
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
@@ -24,7 +24,7 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
   llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb(&tm, tuning);
   // Registered first, so that registerFunctionAnalyses keeps this one.
-  const llvm::TargetLibraryInfoImpl tli = library_info(tm);
+  const llvm::TargetLibraryInfoImpl tli = vector_math ? library_info(tm) : llvm::TargetLibraryInfoImpl(tm.getTargetTriple());
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tli); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

@@ -11,6 +11,7 @@
 namespace kiln::jit::codegen {
 
 /// Optimizes `module` in place; `opt_level` is 1 or 3 (other values: 1).
-void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level);
+/// `vector_math`: map math calls to libmvec (only if the JIT can link it).
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool vector_math);
 
 }  // namespace kiln::jit::codegen

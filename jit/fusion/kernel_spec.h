@@ -6,7 +6,10 @@
 // coalesced where every operand allows it). Each memory operand has one
 // stride per iteration dim, in elements (0 = broadcast). Instructions are in
 // SSA order; an argument names an earlier instruction, a loaded input or a
-// run-time scalar.
+// run-time scalar. An argument whose dtype differs from the one the op reads
+// (instr.dtype; bool for Where's condition) is converted as a tensor cast
+// would (jit/codegen/convert.h), and so is a stored value whose dtype
+// differs from its output's.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +53,10 @@ struct KernelSpec {
   std::int32_t ndim = 0;
   std::int64_t sizes[trace::kMaxDims] = {};
   std::vector<KernelOperand> inputs;
-  std::vector<ScalarType> scalars;  // passed at run time (Float64 as double bits, others as int64)
+  // Run-time scalars: their kind (Float32/Float64 passed as double bits,
+  // Bool/Int32/Int64 as int64), converted to the dtype of the instruction
+  // using them as kiln::Scalar::to<T>() does.
+  std::vector<ScalarType> scalars;
   std::vector<KernelInstr> instrs;
   std::vector<KernelOutput> outputs;
 
@@ -64,7 +70,10 @@ struct KernelSpec {
 /// The ABI of a compiled kernel. It processes the linear iteration indices
 /// [begin, end) (row-major over `sizes`); `ptrs` holds the base pointer of
 /// every input, then of every output; `scalars` the run-time scalars as
-/// 64-bit patterns (double for Float64, int64 otherwise).
+/// 64-bit patterns (a double for Float32/Float64, an int64 otherwise).
+/// Outputs must not overlap inputs, except an output that is exactly an
+/// input (same memory, dtype and strides: in place), which is correct but
+/// runs unvectorized (the vectorizer's run-time overlap check fails).
 using CompiledFn = void (*)(std::int64_t begin, std::int64_t end, void* const* ptrs, const std::int64_t* scalars);
 
 /// The ops a fused elementwise kernel can contain.

@@ -11,9 +11,9 @@
 namespace kiln::jit::kernels {
 namespace {
 
-// Elements per staging tile: small enough for the stack and L1, large
+// Elements per staging buffer: small enough for the stack and L1, large
 // enough that the per-tile call is noise.
-constexpr std::int64_t kTile = 512;
+constexpr std::int64_t kStage = 512;
 constexpr std::int64_t kMaxElementBytes = 8;
 
 template <class Carrier>
@@ -59,31 +59,31 @@ struct Driver {
     for (int k = 0; k < inputs; ++k) in[k] = base[k + 1] + offsets[k + 1];
     if (contiguous) return body(params, out, in, first, n);
 
-    alignas(64) char tiles[StridedLoop::kMaxOperands][kTile * kMaxElementBytes];
+    alignas(64) char staging[StridedLoop::kMaxOperands][kStage * kMaxElementBytes];
     const char* staged[StridedLoop::kMaxOperands - 1];
     bool broadcast_filled[StridedLoop::kMaxOperands - 1] = {};
-    for (std::int64_t t = 0; t < n; t += kTile) {
-      const std::int64_t m = std::min(kTile, n - t);
+    for (std::int64_t t = 0; t < n; t += kStage) {
+      const std::int64_t m = std::min(kStage, n - t);
       for (int k = 0; k < inputs; ++k) {
         const std::int64_t stride = loop.inner_stride(k + 1);
         const std::size_t size = element_size[k + 1];
-        char* tile = tiles[k + 1];
+        char* buffer = staging[k + 1];
         if (stride == static_cast<std::int64_t>(size)) {
           staged[k] = in[k] + t * stride;
-        } else if (stride == 0) {  // one value for the whole run: fill its tile once
-          if (!broadcast_filled[k]) gather(tile, in[k], 0, std::min(kTile, n), size);
+        } else if (stride == 0) {  // one value for the whole run: fill its buffer once
+          if (!broadcast_filled[k]) gather(buffer, in[k], 0, std::min(kStage, n), size);
           broadcast_filled[k] = true;
-          staged[k] = tile;
+          staged[k] = buffer;
         } else {
-          gather(tile, in[k] + t * stride, stride, m, size);
-          staged[k] = tile;
+          gather(buffer, in[k] + t * stride, stride, m, size);
+          staged[k] = buffer;
         }
       }
       const std::int64_t out_stride = loop.inner_stride(0);
       const bool out_direct = out_stride == static_cast<std::int64_t>(element_size[0]);
-      char* target = out_direct ? out + t * out_stride : tiles[0];
+      char* target = out_direct ? out + t * out_stride : staging[0];
       body(params, target, staged, first + t, m);
-      if (!out_direct) scatter(out + t * out_stride, out_stride, tiles[0], m, element_size[0]);
+      if (!out_direct) scatter(out + t * out_stride, out_stride, staging[0], m, element_size[0]);
     }
   }
 

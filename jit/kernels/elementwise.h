@@ -2,7 +2,7 @@
 // strides. Inputs arrive already broadcast to the output's shape (stride 0
 // on broadcast dims). The driver coalesces dims, walks the output in
 // row-major order, hands contiguous stretches straight to the loop, and
-// stages strided or broadcast stretches through small stack tiles, so each
+// stages strided or broadcast stretches through small stack buffers, so each
 // op needs only one loop per dtype: `out[i] = f(in0[i], in1[i], ...)`,
 // which GCC vectorizes. Work above kGrain elements is split over threads.
 #pragma once

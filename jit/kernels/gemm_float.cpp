@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include <tbb/task_arena.h>
+#include "jit/threads.h"
 
 #include "jit/kernels/gemm.h"
 #include "jit/kernels/gemm_blocking.h"
@@ -123,7 +123,7 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
   const GemmIsa<T> isa = current_isa<T>();
   const GemmBlocking& bl = isa.blocking;
   const bool parallel = m * n * k >= kParallelWork;
-  const std::int64_t threads = parallel ? tbb::this_task_arena::max_concurrency() : 1;
+  const std::int64_t threads = parallel ? num_threads() : 1;
   // body(i) for i < count: one task each when parallel.
   auto for_range = [&](std::int64_t count, auto&& body) {
     parallel_ranges(count, parallel ? 1 : count, [&](std::int64_t begin, std::int64_t end) {

@@ -2,14 +2,19 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "jit/threads.h"
 
 namespace kiln::jit::kernels {
 
 void parallel_ranges(std::int64_t n, std::int64_t grain, RangeFn body) {
   if (n <= 0) return;
   if (n <= grain) return body(0, n);
-  tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, grain),
-                    [&body](const tbb::blocked_range<std::int64_t>& r) { body(r.begin(), r.end()); });
+  kernel_arena()->execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, grain),
+                      [&body](const tbb::blocked_range<std::int64_t>& r) { body(r.begin(), r.end()); });
+  });
 }
 
 }  // namespace kiln::jit::kernels

@@ -25,9 +25,10 @@ std::string sorted_features(const llvm::SubtargetFeatures& features) {
 
 }  // namespace
 
-KernelJit::KernelJit(llvm::orc::JITTargetMachineBuilder host, std::unique_ptr<llvm::orc::LLJIT> jit)
+KernelJit::KernelJit(llvm::orc::JITTargetMachineBuilder host, std::unique_ptr<llvm::orc::LLJIT> jit,
+                     bool vector_math)
     : host_(std::move(host)), jit_(std::move(jit)), cpu_(host_.getCPU()),
-      features_(sorted_features(host_.getFeatures())) {}
+      features_(sorted_features(host_.getFeatures())), vector_math_(vector_math) {}
 
 std::unique_ptr<KernelJit> KernelJit::create() {
   static std::once_flag targets;
@@ -41,13 +42,22 @@ std::unique_ptr<KernelJit> KernelJit::create() {
   // Failures also come back from lookup() with their message; keep stderr quiet.
   jit->getExecutionSession().setErrorReporter([](llvm::Error error) { llvm::consumeError(std::move(error)); });
 
-  // The process (libc, libm) is already searched; add the vector math library.
+  // The process's symbols are searched already; add the math libraries. A
+  // system without libmvec still compiles, with scalar math calls.
   llvm::orc::JITDylibSP runtime = jit->getProcessSymbolsJITDylib();
   KILN_CHECK(runtime != nullptr, "LLJIT without a process-symbols JITDylib");
   const char prefix = jit->getDataLayout().getGlobalPrefix();
-  for (const char* library : {"libmvec.so.1", "libm.so.6"})
-    runtime->addGenerator(unwrap(llvm::orc::DynamicLibrarySearchGenerator::Load(library, prefix), library));
-  return std::unique_ptr<KernelJit>(new KernelJit(std::move(host), std::move(jit)));
+  bool vector_math = false;
+  for (const char* library : {"libmvec.so.1", "libm.so.6"}) {
+    auto generator = llvm::orc::DynamicLibrarySearchGenerator::Load(library, prefix);
+    if (!generator) {
+      llvm::consumeError(generator.takeError());
+      continue;
+    }
+    runtime->addGenerator(std::move(*generator));
+    vector_math |= llvm::StringRef(library) == "libmvec.so.1";
+  }
+  return std::unique_ptr<KernelJit>(new KernelJit(std::move(host), std::move(jit), vector_math));
 }
 
 std::unique_ptr<llvm::TargetMachine> KernelJit::target_machine(int opt_level) const {

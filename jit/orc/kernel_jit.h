@@ -5,7 +5,8 @@
 // Every object is linked into a JITDylib of its own, so the same kernel may
 // be linked twice (a recompile, a reload from the disk cache) without
 // duplicate-definition errors. Each such JITDylib links against the
-// process's symbols, libmvec.so.1 and libm.so.6. Nothing is ever removed.
+// process's symbols, libmvec.so.1 and libm.so.6 (each if present). Nothing
+// is ever removed.
 #pragma once
 
 #include <atomic>
@@ -40,15 +41,20 @@ class KernelJit {
   /// none.
   static std::string find_function(std::string_view object, std::string_view prefix);
 
+  /// Whether libmvec.so.1 was found: without it the optimizer must not map
+  /// math calls to vector variants (they would not link).
+  bool has_vector_math() const { return vector_math_; }
+
   const std::string& cpu() const { return cpu_; }
   const std::string& features() const { return features_; }
 
  private:
-  KernelJit(llvm::orc::JITTargetMachineBuilder host, std::unique_ptr<llvm::orc::LLJIT> jit);
+  KernelJit(llvm::orc::JITTargetMachineBuilder host, std::unique_ptr<llvm::orc::LLJIT> jit, bool vector_math);
 
   llvm::orc::JITTargetMachineBuilder host_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::string cpu_, features_;
+  bool vector_math_;
   std::atomic<std::uint64_t> dylibs_{0};
 };
 

@@ -77,7 +77,9 @@ class CompileQueue {
   }
 
  private:
-  tbb::task_arena arena_{1};
+  // One slot, none reserved for the calling thread: a TBB worker runs the
+  // jobs, so enqueue() returns at once and the user thread never waits.
+  tbb::task_arena arena_{1, 0};
   std::mutex mu_;
   std::condition_variable idle_;
   std::int64_t pending_ = 0;

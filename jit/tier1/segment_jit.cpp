@@ -4,9 +4,8 @@
 #include <chrono>
 #include <unordered_map>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
+#include "jit/kernels/parallel.h"
 #include "jit/tier1/config.h"
 #include "profiler/jit_counters.h"
 
@@ -135,12 +134,7 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
                                                        : s.to_long();
   }
   const std::int64_t total = spec.numel();
-  if (total <= kGrain) {
-    fn(0, total, p, scalars.data());
-  } else {
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, total, kGrain),
-                      [&](const tbb::blocked_range<std::int64_t>& r) { fn(r.begin(), r.end(), p, scalars.data()); });
-  }
+  kernels::parallel_ranges(total, kGrain, [&](std::int64_t b, std::int64_t e) { fn(b, e, p, scalars.data()); });
   profiler::count(profiler::JitEvent::GroupRunCompiled);
   feedback(kernel, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
   return true;

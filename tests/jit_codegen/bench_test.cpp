@@ -92,7 +92,7 @@ TEST(CodegenBench, CompileTime) {
 
 TEST(CodegenBench, GeluThroughput) {
   if (!enabled()) GTEST_SKIP() << "set KILN_CODEGEN_BENCH=1";
-  constexpr std::int64_t n = 16 << 20;
+  const std::int64_t n = std::getenv("KILN_BENCH_N") ? std::atoll(std::getenv("KILN_BENCH_N")) : 16 << 20;
   const double bytes = 2.0 * 4 * n;  // one float read, one written per element
   SpecBuilder b({n});
   b.output(gelu_ops(b, b.input(kFloat32)), kFloat32);
@@ -102,21 +102,33 @@ TEST(CodegenBench, GeluThroughput) {
   for (std::int64_t i = 0; i < n; ++i) data.inputs[0].set_float(i, std::sin(0.001 * static_cast<double>(i)) * 4);
   data.scalars = kGeluScalars;
 
-  for (int level : {1, 3}) {
-    const CompiledKernel k = OrcSession::instance().compile(spec, {level});
-    std::vector<Buffer> out = run(k.fn, spec, data, {0, n});  // warm: pages touched
+  // The 9-op chain, and for scale a plain copy, one tanh, and the gelu op itself.
+  auto time_kernel = [&](const KernelSpec& s, int level, const char* what) {
+    const CompiledKernel k = OrcSession::instance().compile(s, {level});
+    std::vector<Buffer> out = run(k.fn, s, data, {0, n});  // warm: pages touched
     void* ptrs[] = {data.inputs[0].data(), out[0].data()};
     std::vector<std::int64_t> bits;
-    for (const Scalar& s : kGeluScalars) bits.push_back(std::bit_cast<std::int64_t>(s.to_double()));
+    for (const Scalar& v : kGeluScalars) bits.push_back(std::bit_cast<std::int64_t>(v.to_double()));
     std::vector<double> ms;
+    const int inner = std::max<std::int64_t>(1, (1 << 22) / n);
     for (int rep = 0; rep < 15; ++rep) {
       const auto start = Clock::now();
-      k.fn(0, n, ptrs, bits.data());
-      ms.push_back(ms_since(start));
+      for (int r = 0; r < inner; ++r) k.fn(0, n, ptrs, bits.data());
+      ms.push_back(ms_since(start) / inner);
     }
-    std::printf("compiled GELU-tanh (9 ops) O%d, 16M float32, 1 thread: %.2f ms, %.1f GB/s\n", level, median(ms),
+    std::printf("compiled %-24s O%d, %lld float32, 1 thread: %6.3f ms, %5.1f GB/s\n", what, level, static_cast<long long>(n), median(ms),
                 bytes / median(ms) / 1e6);
-  }
+  };
+  auto single = [&](OpId op, std::int64_t attr) {
+    SpecBuilder one({n});
+    one.output(one.op(op, kFloat32, {one.input(kFloat32)}, attr), kFloat32);
+    return one.spec();
+  };
+  for (int level : {1, 3}) time_kernel(spec, level, "GELU-tanh as 9 ops");
+  time_kernel(single(OpId::Gelu, 1), 1, "gelu op (tanh form)");
+  time_kernel(single(OpId::Gelu, 0), 1, "gelu op (erf form)");
+  time_kernel(single(OpId::Tanh, 0), 1, "tanh");
+  time_kernel(single(OpId::Copy, 0), 1, "copy");
 
   // Tier 0: the same formula through the frontend, op by op, one thread.
   set_num_threads(1);
@@ -130,7 +142,8 @@ TEST(CodegenBench, GeluThroughput) {
     y.data_ptr<float>();
     ms.push_back(ms_since(start));
   }
-  std::printf("tier 0 GELU-tanh op by op, 16M float32, 1 thread: %.2f ms, %.1f GB/s (input + output bytes)\n",
+  std::printf("tier 0 GELU-tanh op by op, %lld float32, 1 thread: %.3f ms, %.1f GB/s (input + output bytes)\n",
+              static_cast<long long>(n),
               median(ms), bytes / median(ms) / 1e6);
 }
 

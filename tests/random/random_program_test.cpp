@@ -88,6 +88,19 @@ TEST_P(RandomPrograms, AgreeWithTheReference) {
   }
 }
 
+TEST_P(RandomPrograms, RepeatedProgramsStayCorrectAsTheirSegmentsGetHot) {
+  // The same program run again records the same segment keys, so they become hot and may
+  // run compiled (tier 1) from some repetition on; every repetition must agree.
+  const kiln::ScalarType dt = GetParam();
+  for (unsigned seed = 5000; seed < 5020; ++seed) {
+    for (int rep = 0; rep < 4; ++rep) {
+      ::testing::AssertionResult r = run_program(seed, dt);
+      ASSERT_TRUE(r) << "repetition " << rep << "; reproduce with run_program(" << seed << ", "
+                     << kiln::to_string(dt) << ") run " << rep + 1 << " times";
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, RandomPrograms, ::testing::Values(kiln::kFloat64, kiln::kFloat32, kiln::kInt64),
                          [](const auto& info) { return std::string(kiln::to_string(info.param)); });
 
