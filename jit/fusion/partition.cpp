@@ -41,6 +41,10 @@ class GroupBuilder {
       if (const Access* w = find(written_, in.value); w && !same_layout(w->geo, in.geo)) return false;
     }
     std::uint32_t v = node.out.value;
+    // A write over elements this very node reads elsewhere (a.add_(a.t())):
+    // lanes would read what other lanes already wrote. Tier 0 stages a copy.
+    for (int k = 0; k < node.arity; ++k)
+      if (!node.in[k].is_scalar() && node.in[k].value == v && !same_layout(node.in[k].geo, node.out.geo)) return false;
     if (const Access* w = find(written_, v); w && !same_layout(w->geo, node.out.geo)) return false;
     for (const Access& r : loaded_)
       if (r.value == v && !same_layout(r.geo, node.out.geo)) return false;
