@@ -36,8 +36,8 @@ ScalarType checked_options(const TensorOptions& o, const char* op) {
   return o.dtype();
 }
 
-Tensor make(OpId op, IntArrayRef size, ScalarType dtype, std::initializer_list<Scalar> params) {
-  return wrap(trace::create(op, size, dtype, params));
+Tensor make(OpId op, IntArrayRef size, ScalarType dtype, std::initializer_list<Scalar> params, const char* name) {
+  return wrap(trace::create(op, size, dtype, params, name));
 }
 
 // Draws a fresh range of the generator's stream for `size` elements.
@@ -50,7 +50,17 @@ Tensor random(OpId op, IntArrayRef size, const TensorOptions& options, const cha
   // Each element i uses counter offset + i, so later draws never reuse numbers.
   std::uint64_t offset = g.offset.fetch_add(static_cast<std::uint64_t>(n));
   return make(op, size, dtype,
-                {Scalar(static_cast<std::int64_t>(g.seed.load())), Scalar(static_cast<std::int64_t>(offset))});
+              {Scalar(static_cast<std::int64_t>(g.seed.load())), Scalar(static_cast<std::int64_t>(offset))}, name);
+}
+
+
+// full() under the name the user called (zeros, ones, full, ...).
+Tensor filled(IntArrayRef size, Scalar value, std::optional<TensorOptions> options, const char* name) {
+  ScalarType dtype = options ? checked_options(*options, name)
+                     : value.is_floating_point() ? kDefaultFloat
+                     : value.is_bool()           ? ScalarType::Bool
+                                                 : ScalarType::Int64;
+  return make(OpId::Fill, size, dtype, {value}, name);
 }
 
 }  // namespace
@@ -61,20 +71,16 @@ void manual_seed(std::uint64_t seed) {
 }
 
 Tensor full(IntArrayRef size, Scalar value, std::optional<TensorOptions> options) {
-  ScalarType dtype = options ? checked_options(*options, "full")
-                     : value.is_floating_point() ? kDefaultFloat
-                     : value.is_bool()           ? ScalarType::Bool
-                                                 : ScalarType::Int64;
-  return make(OpId::Fill, size, dtype, {value});
+  return filled(size, value, options, "full");
 }
-Tensor zeros(IntArrayRef size, TensorOptions o) { return full(size, 0, o); }
-Tensor ones(IntArrayRef size, TensorOptions o) { return full(size, 1, o); }
+Tensor zeros(IntArrayRef size, TensorOptions o) { return filled(size, 0, o, "zeros"); }
+Tensor ones(IntArrayRef size, TensorOptions o) { return filled(size, 1, o, "ones"); }
 Tensor empty(IntArrayRef size, TensorOptions o) {
   return wrap(trace::fresh_output(size, checked_options(o, "empty"), "empty"));
 }
 Tensor eye(std::int64_t n, TensorOptions o) { return eye(n, n, o); }
 Tensor eye(std::int64_t n, std::int64_t m, TensorOptions o) {
-  return make(OpId::Eye, {n, m}, checked_options(o, "eye"), {});
+  return make(OpId::Eye, {n, m}, checked_options(o, "eye"), {}, "eye");
 }
 
 Tensor arange(Scalar end, std::optional<TensorOptions> o) { return arange(0, end, 1, o); }
@@ -89,12 +95,12 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<TensorOptions
   ScalarType dtype = o ? checked_options(*o, "arange") : floating ? kDefaultFloat : ScalarType::Int64;
   double count = std::ceil((e - s) / st);
   if (count > 9.0e18) throw ShapeError(detail::cat("[arange] ", count, " elements are too many"));
-  return make(OpId::Iota, {static_cast<std::int64_t>(count)}, dtype, {start, step});
+  return make(OpId::Iota, {static_cast<std::int64_t>(count)}, dtype, {start, step}, "arange");
 }
 
 Tensor linspace(Scalar start, Scalar end, std::int64_t steps, TensorOptions o) {
   if (steps < 0) throw ValueError(detail::cat("[linspace] number of steps must be non-negative, got ", steps));
-  return make(OpId::Linspace, {steps}, checked_options(o, "linspace"), {start, end});
+  return make(OpId::Linspace, {steps}, checked_options(o, "linspace"), {start, end}, "linspace");
 }
 
 Tensor rand(IntArrayRef size, TensorOptions o) { return random(OpId::RandUniform, size, o, "rand"); }

@@ -60,7 +60,13 @@ KILN_BINARY_TENSOR(logical_or, LogicalOr)
 #undef KILN_BINARY_TENSOR
 
 Tensor Tensor::pow(const Tensor& e) const { return apply(OpId::Pow, {unwrap(*this, "pow"), unwrap(e, "pow")}); }
-Tensor Tensor::pow(Scalar e) const { return apply(OpId::Pow, {unwrap(*this, "pow"), e}); }
+Tensor Tensor::pow(Scalar e) const {
+  const auto& x = unwrap(*this, "pow");
+  if (is_integral(x.dtype, false) && e.is_integral() && e.to_long() < 0)
+    throw ValueError(detail::cat("[pow] integers to negative integer powers are not allowed (", x.dtype, " tensor ",
+                                 x.geo.shape(), " ** ", e.to_long(), ")"));
+  return apply(OpId::Pow, {x, e});
+}
 Tensor pow(const Tensor& x, const Tensor& e) { return x.pow(e); }
 Tensor pow(const Tensor& x, Scalar e) { return x.pow(e); }
 Tensor pow(Scalar base, const Tensor& e) { return apply(OpId::Pow, {base, unwrap(e, "pow")}); }

@@ -78,18 +78,22 @@ Tensor Tensor::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
 
 Tensor Tensor::softmax(std::int64_t dim) const {
   require_float(*this, "softmax");
+  if (numel() == 0) return clone();  // nothing to normalize (amax has no identity)
   Tensor e = (*this - amax(dim, true)).exp();
   return e / e.sum(dim, true);
 }
 
 Tensor Tensor::log_softmax(std::int64_t dim) const {
   require_float(*this, "log_softmax");
+  if (numel() == 0) return clone();
   Tensor shifted = *this - amax(dim, true);
   return shifted - shifted.exp().sum(dim, true).log();
 }
 
 Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
   Tensor x = is_floating_point() ? *this : to(kDefaultFloat);
+  if (reduced_count(x, dims, "logsumexp") == 0)  // log of an empty sum
+    return x.sum(dims, keepdim).fill_(-std::numeric_limits<double>::infinity());
   Tensor m = x.amax(dims, true);
   // An all -inf (or +inf) slice must not turn into inf - inf = NaN.
   Tensor shift = where(m.abs() == std::numeric_limits<double>::infinity(), 0.0, m);

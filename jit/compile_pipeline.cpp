@@ -68,10 +68,10 @@ class DumpHook {
   std::string dir_ = ".";
 };
 
-// LLVM reports some problems (and its optimization remarks, such as a loop
-// it was asked to vectorize but could not) through the context's diagnostic
-// handler, whose default prints them and exits on errors. Errors are kept
-// here and thrown after the pass; everything else is dropped.
+// LLVM reports some problems (and its warnings and optimization remarks)
+// through the context's diagnostic handler, whose default prints them and
+// exits on errors. Errors are kept here and thrown after the pass;
+// everything else is dropped.
 struct Diagnostics {
   std::string errors;
 
@@ -116,8 +116,8 @@ PipelineResult compile_kernel(const KernelSpec& spec, const CompileOptions& opti
   const DumpHook dump(result.key);
   dump("spec", [&] { return spec.to_string(); });
 
-  llvm::LLVMContext context;
   Diagnostics diagnostics;
+  llvm::LLVMContext context;
   diagnostics.install(context);
   const std::unique_ptr<llvm::TargetMachine> tm = jit.target_machine(level);
 

@@ -7,6 +7,7 @@
 #include "jit/segment_plan.h"
 #include "jit/threads.h"
 #include "jit/tier1/segment_jit.h"
+#include "trace/executor.h"
 #include "profiler/counters.h"
 
 namespace kiln::jit {
@@ -36,6 +37,35 @@ class Intermediates {
   std::uint64_t bytes_ = 0;
 };
 
+// The values a segment could not compute, and the first error.
+class Taint {
+ public:
+  explicit Taint(const trace::Segment& segment) : tainted_(segment.values.size(), false) {}
+
+  bool any() const { return error_ != nullptr; }
+  void fail(std::exception_ptr e) {
+    if (!error_) error_ = std::move(e);
+  }
+  void mark(std::uint32_t value) { tainted_[value] = true; }
+  bool reads_tainted(const trace::Node& node) const {
+    if (!error_) return false;
+    for (int k = 0; k < node.arity; ++k)
+      if (!node.in[k].is_scalar() && tainted_[node.in[k].value]) return true;
+    return tainted_[node.out.value];  // a partial write to a value that is already lost
+  }
+  void throw_if_failed() const {
+    if (!error_) return;
+    trace::SegmentFailure failure{error_, {}};
+    for (std::uint32_t v = 0; v < tainted_.size(); ++v)
+      if (tainted_[v]) failure.failed_values.push_back(v);
+    throw failure;
+  }
+
+ private:
+  std::vector<bool> tainted_;
+  std::exception_ptr error_;
+};
+
 }  // namespace
 
 Engine::Engine() { num_threads(); }  // applies KILN_NUM_THREADS before the first kernel
@@ -59,11 +89,21 @@ void Engine::run(trace::Segment& segment) {
   std::int32_t skip_group = -1;  // the group whose nodes its compiled kernel ran
   std::int32_t timed_group = -1;  // the group being run op by op, timed for feedback
   std::chrono::steady_clock::time_point group_start;
+  // A failing node taints its output and whatever depends on it; the rest
+  // of the segment still runs, so that unrelated tensors stay readable.
+  Taint taint(segment);
   for (std::uint32_t i = 0; i < segment.nodes.size(); ++i) {
     if (!plan.needed[i]) continue;
     const std::int32_t g = fused ? jit->group_of[i] : -1;
-    if (g >= 0 && i == jit->groups[g].nodes.front()) {
-      if (run_fused(segment, jit->groups[g], *jit->kernels[g])) {
+    if (g >= 0 && i == jit->groups[g].nodes.front() && !taint.any()) {
+      bool compiled = false;
+      try {
+        compiled = run_fused(segment, jit->groups[g], *jit->kernels[g]);
+      } catch (...) {
+        // An output could not be allocated: run op by op, where a node that
+        // fails says why and taints only what depends on it.
+      }
+      if (compiled) {
         skip_group = g;
         any_compiled = true;
       } else {
@@ -73,9 +113,18 @@ void Engine::run(trace::Segment& segment) {
     }
     if (g < 0 || g != skip_group) {
       const trace::Node& node = segment.nodes[i];
-      BoundNode bound(segment, node);
-      kernels::kernel_for(node.op)(bound.call());
-      bound.finish();
+      if (taint.reads_tainted(node)) {
+        taint.mark(node.out.value);
+      } else {
+        try {
+          BoundNode bound(segment, node);
+          kernels::kernel_for(node.op)(bound.call());
+          bound.finish();
+        } catch (...) {
+          taint.fail(std::current_exception());
+          taint.mark(node.out.value);
+        }
+      }
       if (g >= 0 && g == timed_group && i == jit->groups[g].nodes.back())
         note_interpreted(*jit->kernels[g], since(group_start), jit->groups[g].spec.numel());
     }
@@ -85,6 +134,7 @@ void Engine::run(trace::Segment& segment) {
   if (jit) note_segment_time(*jit, elapsed, any_compiled);
   profiler::record_segment_run(segment.key, segment.reason, plan.ops_run, plan.ops_eliminated,
                                static_cast<std::uint64_t>(elapsed), intermediates.bytes());
+  taint.throw_if_failed();
 }
 
 trace::Executor& engine() {

@@ -51,6 +51,7 @@ const char* to_string(CutReason reason) noexcept {
     case CutReason::CrossThread: return "cross_thread";
     case CutReason::ThreadExit: return "thread_exit";
     case CutReason::MemoryPressure: return "memory_pressure";
+    case CutReason::Borrowed: return "borrowed";
     case CutReason::kCount: break;
   }
   return "?";

@@ -22,6 +22,7 @@ enum class CutReason : std::uint8_t {
   CrossThread,     // a tensor recorded on one thread was used on another
   ThreadExit,      // a thread ended with ops pending
   MemoryPressure,  // the allocator asked for pending work to run and free memory
+  Borrowed,        // an op touched memory the user lent (from_blob): it runs at once
   kCount
 };
 static_assert(static_cast<std::size_t>(CutReason::kCount) == kNumCutReasons);

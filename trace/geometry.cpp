@@ -26,6 +26,7 @@ std::int64_t Geometry::extent() const {
 }
 
 bool Geometry::has_internal_overlap() const {
+  if (numel() == 0) return false;
   for (int d = 0; d < ndim; ++d)
     if (sizes[d] > 1 && strides[d] == 0) return true;
   return false;

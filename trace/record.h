@@ -32,8 +32,10 @@ TensorRef elementwise(OpId op, std::initializer_list<Input> inputs, Attrs attrs 
 void elementwise_into(OpId op, const char* name, const TensorImpl& self, std::initializer_list<Input> inputs,
                       Attrs attrs = {});
 
-/// A creation op (Fill, Iota, ...) with its scalar parameters.
-TensorRef create(OpId op, IntArrayRef shape, ScalarType dtype, std::initializer_list<Scalar> params);
+/// A creation op (Fill, Iota, ...) with its scalar parameters; `user_op`
+/// ("zeros", "full", ...) names the call in error messages.
+TensorRef create(OpId op, IntArrayRef shape, ScalarType dtype, std::initializer_list<Scalar> params,
+                 const char* user_op);
 /// fill_ / zero_: writes `value` through `self`'s view.
 void fill_into(const TensorImpl& self, Scalar value, const char* name);
 /// A contiguous copy converted to `dtype` (clone, contiguous, to).

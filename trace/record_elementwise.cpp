@@ -128,9 +128,10 @@ void elementwise_into(OpId op, const char* name, const TensorImpl& self, std::in
   push(node, ins, self.storage, false);
 }
 
-TensorRef create(OpId op, IntArrayRef shape, ScalarType dtype, std::initializer_list<Scalar> params) {
+TensorRef create(OpId op, IntArrayRef shape, ScalarType dtype, std::initializer_list<Scalar> params,
+                 const char* user_op) {
   KILN_CHECK(static_cast<int>(params.size()) == info(op).arity, "arity of ", name(op));
-  TensorRef out = fresh_output(shape, dtype, name(op));
+  TensorRef out = fresh_output(shape, dtype, user_op);
   Node node;
   node.op = op;
   node.dtype = dtype;

@@ -4,6 +4,7 @@
 
 #include "trace/record.h"
 #include "trace/record_util.h"
+#include "trace/views.h"
 
 namespace kiln::trace {
 namespace {
@@ -47,8 +48,12 @@ TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl
   require_integral_index(index, "index_select", true);
   if (index.geo.ndim > 1)
     throw ShapeError(detail::cat("[index_select] index must be 0-D or 1-D, got shape ", index.geo.shape()));
-  if (src.geo.ndim == 0)
-    throw IndexError("[index_select] cannot index a zero-dim tensor; unsqueeze it first");
+  if (src.geo.ndim == 0) {  // LibTorch: a zero-dim source reads as one element; the result is zero-dim
+    wrap_dim(dim, 0, "index_select");
+    if (index.geo.numel() != 1)
+      throw IndexError(detail::cat("[index_select] a zero-dim source takes one index, got shape ", index.geo.shape()));
+    return view(*index_select(*unsqueeze(src, 0), 0, *reshape(index, {1})), {});
+  }
   int d = wrap_dim(dim, src.geo.ndim, "index_select");
   std::int64_t count = index.geo.ndim == 0 ? 1 : index.geo.sizes[0];
   std::int64_t shape[kMaxDims];
@@ -59,6 +64,8 @@ TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl
 TensorRef gather(const TensorImpl& src, std::int64_t dim, const TensorImpl& index) {
   require_integral_index(index, "gather", false);
   int d = wrap_dim(dim, src.geo.ndim, "gather");
+  if (src.geo.ndim == 0 && index.geo.ndim == 0)  // one element from one element
+    return view(*gather(*unsqueeze(src, 0), 0, *unsqueeze(index, 0)), {});
   if (index.geo.ndim != src.geo.ndim)
     throw ShapeError(detail::cat("[gather] index ", index.geo.shape(), " must have as many dims as the input ",
                                  src.geo.shape()));

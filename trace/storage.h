@@ -31,6 +31,9 @@ class Storage {
   Storage& operator=(const Storage&) = delete;
 
   std::size_t nbytes() const { return nbytes_; }
+  /// Memory the user lent (from_blob): they can read and write it behind
+  /// kiln's back, so ops touching it are not deferred.
+  bool is_borrowed() const { return borrowed_; }
   bool is_allocated() const { return data_ != nullptr; }
   /// The bytes; allocates them (from the memory pool) on first use.
   void* data() {

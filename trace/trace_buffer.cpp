@@ -135,7 +135,12 @@ void TraceBuffer::append(Node& node, const std::shared_ptr<Storage>* const* inpu
   out->writer.store(this, std::memory_order_release);
   hash_node(node);
   nodes_.push_back(node);
-  if (static_cast<std::int64_t>(nodes_.size()) >= trace_limit()) flush_locked(profiler::CutReason::OpLimit);
+  // The user may read or overwrite lent memory directly at any moment, as
+  // they could with eager LibTorch: an op touching it runs now.
+  bool borrowed = out->is_borrowed();
+  for (int k = 0; k < node.arity; ++k) borrowed = borrowed || (inputs[k] && (*inputs[k])->is_borrowed());
+  if (borrowed) flush_locked(profiler::CutReason::Borrowed);
+  else if (static_cast<std::int64_t>(nodes_.size()) >= trace_limit()) flush_locked(profiler::CutReason::OpLimit);
 }
 
 void TraceBuffer::hash_node(const Node& node) {
@@ -209,6 +214,17 @@ void TraceBuffer::flush_locked(profiler::CutReason why) {
   };
   try {
     executor().run(seg);
+  } catch (const SegmentFailure& failure) {
+    std::string message = "an op failed";
+    try {
+      std::rethrow_exception(failure.error);
+    } catch (const std::exception& e) {
+      message = e.what();
+    } catch (...) {
+    }
+    for (std::uint32_t v : failure.failed_values) seg.values[v].storage->poison(message);
+    release();
+    std::rethrow_exception(failure.error);
   } catch (const std::exception& e) {
     // Whatever this segment was to write is unknown now: make reading it an error.
     for (const Node& node : seg.nodes) seg.values[node.out.value].storage->poison(e.what());

@@ -186,6 +186,7 @@ TensorRef expand(const TensorImpl& x, IntArrayRef sizes) {
                                    " at non-singleton dim ", d, " (shape ", x.geo.shape(), " to ", sizes, ")"));
     }
   }
+  Geometry::contiguous(g.shape(), "expand");  // the element count must fit in int64
   return alias(x, g);
 }
 

@@ -71,9 +71,11 @@ struct KernelSpec {
 /// [begin, end) (row-major over `sizes`); `ptrs` holds the base pointer of
 /// every input, then of every output; `scalars` the run-time scalars as
 /// 64-bit patterns (a double for Float32/Float64, an int64 otherwise).
-/// Outputs must not overlap inputs, except an output that is exactly an
-/// input (same memory, dtype and strides: in place), which is correct but
-/// runs unvectorized (the vectorizer's run-time overlap check fails).
+/// Outputs must not overlap inputs or each other, except an output that is
+/// exactly an input (same memory, dtype and strides: in place): element i of
+/// every input is read before element i of any output is written, and no
+/// iteration touches another's elements (the kernel's inner loop is declared
+/// parallel to the vectorizer on that basis).
 using CompiledFn = void (*)(std::int64_t begin, std::int64_t end, void* const* ptrs, const std::int64_t* scalars);
 
 /// The ops a fused elementwise kernel can contain.

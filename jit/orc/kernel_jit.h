@@ -29,7 +29,8 @@ class KernelJit {
   static std::unique_ptr<KernelJit> create();
 
   /// A new TargetMachine for the host (one per compile: TargetMachines are
-  /// not thread-safe); opt_level 3 gives aggressive codegen, else less.
+  /// not thread-safe); opt_level 3 gives aggressive codegen, else the
+  /// fastest (FastISel, fast register allocation).
   std::unique_ptr<llvm::TargetMachine> target_machine(int opt_level) const;
 
   /// Links `object` into a new JITDylib and returns the address of `symbol`

@@ -16,7 +16,11 @@
 namespace kiln::jit {
 
 struct CompileOptions {
-  int opt_level = 1;  // 1 or 3 (LLVM's O1 / O3 pipelines, both with the loop vectorizer)
+  /// 1: quick (LLVM's O1 IR pipeline, codegen at O0), for the first compile;
+  /// 3: best (O3 IR pipeline, aggressive codegen), for kernels that stay hot.
+  /// Both vectorize with libmvec. Measured: about half the compile time at
+  /// 1; same speed when memory-bound, about 1.4x slower in cache.
+  int opt_level = 1;
 };
 
 struct CompiledKernel {

@@ -32,7 +32,7 @@ class StatsTest : public ::testing::Test {
 
 TEST_F(StatsTest, ReasonNamesAreTheDocumentedOnes) {
   const char* names[] = {"item", "data_ptr", "to_vector", "print", "bool",
-                         "sync", "op_limit", "cross_thread", "thread_exit", "memory_pressure"};
+                         "sync", "op_limit", "cross_thread", "thread_exit", "memory_pressure", "borrowed"};
   for (std::size_t i = 0; i < kiln::kNumCutReasons; ++i) EXPECT_STREQ(kiln::Stats::reason_name(i), names[i]);
   EXPECT_STREQ(kiln::Stats::reason_name(kiln::kNumCutReasons), "?");
 }

@@ -158,6 +158,22 @@ TEST(Engine, ErrorsPropagateAndReleaseIntermediates) {
   b.node(OpId::IndexSelect, F, whole(b, y, 2), {whole(b, t, 3), whole(b, i, 2, kInt64)}, 0);
   EXPECT_THROW(b.run(), IndexError);
   EXPECT_FALSE(b.storage(t).is_allocated());
+  EXPECT_EQ(b.failed_values, std::vector<std::uint32_t>{y}) << "only the failing node's output is lost";
+}
+
+TEST(Engine, AFailingNodeDoesNotStopIndependentNodes) {
+  SegmentBuilder b;
+  const auto x = b.input(Floats{1, 2, 3});
+  const auto i = b.input(std::vector<std::int64_t>{7});
+  const auto bad = b.value(4);
+  const auto dependent = b.value(4);
+  const auto fine = b.value(12);
+  b.node(OpId::IndexSelect, F, whole(b, bad, 1), {whole(b, x, 3), whole(b, i, 1, kInt64)}, 0);
+  b.node(OpId::Exp, F, whole(b, dependent, 1), {whole(b, bad, 1)});
+  b.node(OpId::Neg, F, whole(b, fine, 3), {whole(b, x, 3)});
+  EXPECT_THROW(b.run(), IndexError);
+  EXPECT_EQ(b.failed_values, (std::vector<std::uint32_t>{bad, dependent}));
+  EXPECT_EQ(b.read<float>(fine), (Floats{-1, -2, -3}));
 }
 
 TEST(Engine, ZeroSizeOutputs) {

@@ -10,6 +10,7 @@
 #include <kiln/scalar.h>
 
 #include "jit/engine.h"
+#include "trace/executor.h"
 #include "trace/segment.h"
 
 namespace kiln::jit::testing {
@@ -84,7 +85,17 @@ struct SegmentBuilder {
     return segment.nodes.back();
   }
 
-  void run() { engine().run(segment); }
+  /// Runs the segment; a node's failure is rethrown as its own exception,
+  /// with the values it could not compute kept in `failed_values`.
+  void run() {
+    try {
+      engine().run(segment);
+    } catch (const kiln::trace::SegmentFailure& failure) {
+      failed_values = failure.failed_values;
+      std::rethrow_exception(failure.error);
+    }
+  }
+  std::vector<std::uint32_t> failed_values;
 
   /// The elements of a view in row-major order.
   template <class T>

@@ -89,7 +89,7 @@ TEST(ProfilerCounters, ResetZeroesEverything) {
 
 TEST(ProfilerCounters, EveryReasonHasItsName) {
   const char* expected[] = {"item", "data_ptr", "to_vector", "print", "bool", "sync",
-                            "op_limit", "cross_thread", "thread_exit", "memory_pressure"};
+                            "op_limit", "cross_thread", "thread_exit", "memory_pressure", "borrowed"};
   static_assert(std::size(expected) == kNumCutReasons);
   for (std::size_t i = 0; i < kNumCutReasons; ++i) {
     EXPECT_STREQ(to_string(static_cast<CutReason>(i)), expected[i]);

@@ -17,7 +17,7 @@
 namespace kiln {
 
 /// Number of reasons a segment is cut (the size of Stats::segments_by_reason).
-inline constexpr std::size_t kNumCutReasons = 10;
+inline constexpr std::size_t kNumCutReasons = 11;
 
 /// One segment key (one recurring op structure and input signature).
 struct KeyStats {
@@ -55,7 +55,7 @@ struct Stats {
   std::uint64_t segments_run = 0;
   std::array<std::uint64_t, kNumCutReasons> segments_by_reason{};  // index with reason_name
   /// "item", "data_ptr", "to_vector", "print", "bool", "sync", "op_limit",
-  /// "cross_thread", "thread_exit", "memory_pressure" for i = 0..9; "?" beyond.
+  /// "cross_thread", "thread_exit", "memory_pressure", "borrowed" for i = 0..10; "?" beyond.
   static const char* reason_name(std::size_t i);
   std::uint64_t distinct_keys = 0;
   std::vector<KeyStats> top_keys;       // most runs first (ties: smaller key), at most 16
