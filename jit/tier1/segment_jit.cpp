@@ -55,6 +55,7 @@ void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>&
   if (s.planned.load()) return;
   s.groups = partition(segment, needed);
   s.group_of.assign(segment.nodes.size(), -1);
+  s.value_count = segment.values.size();
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
     for (std::uint32_t node : s.groups[g].nodes) s.group_of[node] = static_cast<std::int32_t>(g);
     bool existed = false;
@@ -99,6 +100,11 @@ SegmentJit* jit_for(const trace::Segment& segment, const std::vector<bool>& need
   SegmentJit& s = Table::instance().get(segment.key);
   std::int64_t runs = s.runs.fetch_add(1) + 1;
   if (!s.planned.load(std::memory_order_acquire) && is_hot(s, runs)) plan(s, segment, needed);
+  // Equal keys mean equal segments; a plan that does not fit (a hash
+  // collision) is not used rather than trusted.
+  if (s.planned.load(std::memory_order_acquire) &&
+      (s.group_of.size() != segment.nodes.size() || s.value_count != segment.values.size()))
+    return nullptr;
   return &s;
 }
 

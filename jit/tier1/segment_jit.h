@@ -26,6 +26,7 @@ struct SegmentJit {
   std::vector<FusedGroup> groups;
   std::vector<std::shared_ptr<KernelEntry>> kernels;  // per group
   std::vector<std::int32_t> group_of;                 // per node: its group, or -1
+  std::size_t value_count = 0;                        // the shape of the segment it was made for
 };
 
 /// Counts a run of `segment` and returns its JIT record, planning it (and

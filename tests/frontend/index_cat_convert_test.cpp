@@ -115,6 +115,9 @@ TEST(ZeroDim, GatherAndIndexSelectOnZeroDimOperands) {
   EXPECT_EQ(g.item<double>(), 3.0);
   Tensor s = kiln::arange(5).index_select(0, kiln::scalar_tensor(3, kiln::kInt64));
   EXPECT_TRUE(kref::equals(s, {1}, {3}));
+  Tensor z = kiln::scalar_tensor(2.5, kiln::kFloat64).index_select(0, kiln::zeros({1}, kiln::kInt64));
+  EXPECT_EQ(z.numel(), 1);
+  EXPECT_EQ(z.item<double>(), 2.5);
 }
 
 TEST(CatPromotion, MixedDtypesPromote) {

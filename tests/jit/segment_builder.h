@@ -40,6 +40,11 @@ inline Geometry transposed(Geometry g) {
 
 struct SegmentBuilder {
   trace::Segment segment;
+  // Hand-built segments get keys of their own, as recorded ones would.
+  SegmentBuilder() {
+    static std::uint64_t next_key = 0x5e9b0000;
+    segment.key = ++next_key;
+  }
 
   /// A value on a fresh, unallocated storage.
   std::uint32_t value(std::size_t bytes, bool produced = true, bool live = true) {
