@@ -57,17 +57,26 @@ test-tsan: deps
 	$(CMAKE) --build $(BUILD_TSAN) -j$(JOBS) --target tests-threads
 	$(TSAN_ENV) $(NO_ASLR) $(CTEST) --test-dir $(BUILD_TSAN) --output-on-failure -j$(JOBS) -L threads
 
-# Runs every benchmark program of the Release build; results in bench/results/.
-bench: build
+# Runs every benchmark program of a Release build; results in bench/results/
+# (<name>.json for tools, <name>.txt the console output). OpenBLAS is the
+# reference of gemm_bench (scripts/install-bench-deps.sh); the build is
+# (re)configured as Release so that it finds OpenBLAS installed since. The
+# benchmarks run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset: a
+# CORETYPE forced on some machines halves OpenBLAS's sgemm. See bench/README.md.
+bench: deps
+	@bash scripts/install-bench-deps.sh
+	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCH=ON
+	$(CMAKE) --build $(BUILD) -j$(JOBS)
 	@mkdir -p $(BENCH_OUT)
 	@found=0; \
 	for b in $(BUILD)/bench/*; do \
 	  [ -f "$$b" ] && [ -x "$$b" ] || continue; \
 	  found=1; name=$$(basename "$$b"); \
 	  echo "== $$name"; \
-	  "$$b" --benchmark_min_time=$(BENCH_MIN_TIME) \
+	  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
+	    "$$b" --benchmark_min_time=$(BENCH_MIN_TIME) \
 	        --benchmark_out=$(BENCH_OUT)/$$name.json --benchmark_out_format=json \
-	    | tee $(BENCH_OUT)/$$name.txt; \
+	    2>&1 | tee $(BENCH_OUT)/$$name.txt; \
 	done; \
 	if [ $$found = 0 ]; then echo "bench: no benchmark programs in $(BUILD)/bench (none written yet, or Google Benchmark missing)"; fi
 

@@ -63,7 +63,7 @@ Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const {
   return sum(dims, keepdim) / static_cast<double>(reduced_count(*this, dims, "mean"));
 }
 
-Tensor Tensor::var(bool unbiased) const { return var({}, unbiased, false); }
+Tensor Tensor::var_all(bool unbiased) const { return var(IntArrayRef{}, unbiased, false); }
 Tensor Tensor::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
   require_float(*this, "var");
   Tensor centered = *this - mean(dims, true);
@@ -71,7 +71,7 @@ Tensor Tensor::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
   // n <= 0 divides by zero: inf or NaN, as LibTorch gives.
   return (centered * centered).sum(dims, keepdim) / std::max(n, 0.0);
 }
-Tensor Tensor::std(bool unbiased) const { return var(unbiased).sqrt(); }
+Tensor Tensor::std_all(bool unbiased) const { return var_all(unbiased).sqrt(); }
 Tensor Tensor::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
   return var(dims, unbiased, keepdim).sqrt();
 }

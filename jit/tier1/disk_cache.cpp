@@ -78,12 +78,13 @@ void evict_to_limit(const fs::path& dir) {
 }  // namespace
 
 std::string disk_cache_dir() {
-  static const std::string dir = [] {
+  // Never destroyed: a compile task may still ask while the process exits.
+  static const std::string& dir = *new std::string([] {
     if (const char* d = std::getenv("KILN_CACHE_DIR")) return std::string(std::strcmp(d, "off") == 0 ? "" : d);
     if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kiln";
     if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kiln";
     return std::string();
-  }();
+  }());
   return dir;
 }
 

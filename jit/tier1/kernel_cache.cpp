@@ -134,7 +134,16 @@ void compile_now(const std::shared_ptr<KernelEntry>& entry, int level) {
 
 }  // namespace
 
+// A thread that queued compiles waits for them when it exits. For the main
+// thread that is at exit(), before static destructors run (thread-locals
+// go first), so no compile is still inside LLVM while its statics die.
+struct DrainAtThreadExit {
+  ~DrainAtThreadExit() { CompileQueue::instance().wait(); }
+};
+
 void request_compile(const std::shared_ptr<KernelEntry>& entry, int opt_level) {
+  thread_local DrainAtThreadExit drain;
+  (void)drain;
   profiler::count(profiler::JitEvent::CompileRequested);
   if (entry->fn.load() == nullptr) entry->state.store(KernelState::Queued);
   if (compile_sync()) {

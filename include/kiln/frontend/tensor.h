@@ -16,6 +16,7 @@
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include <kiln/array_ref.h>
@@ -131,9 +132,21 @@ class Tensor {
   Tensor argmax(std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false) const;
   /// Variance with Bessel's correction when `unbiased` (LibTorch's default).
-  Tensor var(bool unbiased = true) const;
+  Tensor var() const { return var(true); }
+  /// Whole-tensor form. Only a real bool binds here, so `x.var({1})`
+  /// means dims {1} as in LibTorch, not `unbiased = true`.
+  template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  Tensor var(B unbiased) const {
+    return var_all(unbiased);
+  }
   Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
-  Tensor std(bool unbiased = true) const;
+  Tensor std() const { return std(true); }
+  /// Whole-tensor form. Only a real bool binds here, so `x.std({1})`
+  /// means dims {1} as in LibTorch, not `unbiased = true`.
+  template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+  Tensor std(B unbiased) const {
+    return std_all(unbiased);
+  }
   Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
   Tensor softmax(std::int64_t dim) const;
   Tensor log_softmax(std::int64_t dim) const;
@@ -194,6 +207,8 @@ class Tensor {
   const std::shared_ptr<trace::TensorImpl>& impl() const { return impl_; }
 
  private:
+  Tensor var_all(bool unbiased) const;
+  Tensor std_all(bool unbiased) const;
   const trace::TensorImpl& checked() const;
   std::shared_ptr<trace::TensorImpl> impl_;
 };

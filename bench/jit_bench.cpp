@@ -1,0 +1,669 @@
+// Tier 1 (fused, compiled) against tier 0 (interpreted op by op), against a
+// hand-written one-pass loop and against the memory-bandwidth ceiling, all in
+// one run. The ratio counters are what to read; absolute numbers move with
+// the machine's load.
+//
+// The workload is GELU (tanh form) written op by op, as a user of an eager
+// API writes it:  0.5*x*(1+tanh(0.7978845608*(x+0.044715*x*x*x)))
+// That is 9 recorded ops (5 multiplies by a scalar or by x, 2 adds, 1 tanh,
+// 1 final multiply); tier 0 runs each as its own pass over memory, tier 1
+// fuses them into one pass that reads x and writes y (8 bytes per element).
+//
+//   BM_Gelu16M/...        16M float32: tier 0, tier 1, hand loops, triad (GB/s)
+//   BM_Gelu16M_Ratios     the same five, interleaved round by round; ratios
+//   BM_Gelu64/...         64 elements: per-call overhead of each tier
+//   BM_Gelu64_Ratios      interleaved; ratio
+//   BM_TimeToSteady16M    first 30 iterations of a never-seen key, JIT on,
+//                         asynchronous compiles: does the compile stall the user?
+//   BM_CompileLatency     20 distinct chains compiled: stats().jit.compile_ms_*
+//   BM_DiskCacheLoad      a second process with the same KILN_CACHE_DIR loads
+//                         those 20 kernels from disk: disk_load_ms_p50
+//
+// Unless KILN_CACHE_DIR is set, the program uses a fresh, empty cache
+// directory (removed at exit), so every compile it reports is a real one.
+#include <benchmark/benchmark.h>
+
+#include <dlfcn.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <kiln/kiln.h>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::int64_t kBig = 16 << 20;
+constexpr std::int64_t kSmall = 64;
+constexpr double kChainBytes = 8;   // read x, write y
+constexpr double kTriadBytes = 12;  // read b and c, write a
+constexpr int kChainOps = 9;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+[[noreturn]] void die(const std::string& what) {
+  std::fprintf(stderr, "\njit_bench: FATAL: %s\n", what.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+// ---- the chain, in kiln and by hand ----------------------------------------
+
+kiln::Tensor gelu_chain(const kiln::Tensor& x) {
+  return 0.5 * x * (1 + kiln::tanh(0.7978845608 * (x + 0.044715 * x * x * x)));
+}
+
+// Runs the chain and materializes the result (the segment runs here).
+void run_chain(const kiln::Tensor& x) {
+  kiln::Tensor y = gelu_chain(x);
+  benchmark::DoNotOptimize(y.data_ptr<float>());
+}
+
+int threads() { return kiln::get_num_threads(); }
+
+// The hand loops and the triad run on as many threads as kiln's kernels.
+tbb::task_arena& arena() {
+  static tbb::task_arena a(threads());
+  return a;
+}
+
+template <class F>
+void parallel(std::int64_t n, F f) {
+  arena().execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<std::int64_t>(0, n, std::max<std::int64_t>(1, n / threads())),
+        [&](const tbb::blocked_range<std::int64_t>& r) { f(r.begin(), r.end()); }, tbb::static_partitioner());
+  });
+}
+
+inline float gelu_scalar(float x) {
+  return 0.5f * x * (1.f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+}
+
+void hand_scalar(const float* x, float* y, std::int64_t n) {
+  parallel(n, [=](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) y[i] = gelu_scalar(x[i]);
+  });
+}
+
+// The same loop with glibc's vector tanhf (libmvec), which GCC only uses by
+// itself under -ffast-math: the bar DESIGN.md sets for fused kernels.
+typedef float v16sf __attribute__((vector_size(64)));
+typedef float v8sf __attribute__((vector_size(32)));
+using Tanh16 = v16sf (*)(v16sf);
+using Tanh8 = v8sf (*)(v8sf);
+
+struct VecTanh {
+  Tanh16 f16 = nullptr;  // _ZGVeN16v_tanhf, AVX-512
+  Tanh8 f8 = nullptr;    // _ZGVdN8v_tanhf, AVX2
+  const char* name = "none";
+};
+
+const VecTanh& vec_tanh() {
+  static const VecTanh v = [] {
+    VecTanh r;
+    void* lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return r;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+      if (void* s = dlsym(lib, "_ZGVeN16v_tanhf")) {
+        r.f16 = reinterpret_cast<Tanh16>(s);
+        r.name = "libmvec _ZGVeN16v_tanhf (AVX-512)";
+        return r;
+      }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      if (void* s = dlsym(lib, "_ZGVdN8v_tanhf")) {
+        r.f8 = reinterpret_cast<Tanh8>(s);
+        r.name = "libmvec _ZGVdN8v_tanhf (AVX2)";
+      }
+    return r;
+  }();
+  return v;
+}
+
+__attribute__((target("avx512f"))) void gelu_mvec16(const float* x, float* y, std::int64_t b, std::int64_t e, Tanh16 th) {
+  std::int64_t i = b;
+  for (; i + 16 <= e; i += 16) {
+    v16sf v;
+    std::memcpy(&v, x + i, sizeof v);
+    v16sf t = th(0.7978845608f * (v + 0.044715f * v * v * v));
+    v16sf r = 0.5f * v * (1.f + t);
+    std::memcpy(y + i, &r, sizeof r);
+  }
+  for (; i < e; ++i) y[i] = gelu_scalar(x[i]);
+}
+
+__attribute__((target("avx2,fma"))) void gelu_mvec8(const float* x, float* y, std::int64_t b, std::int64_t e, Tanh8 th) {
+  std::int64_t i = b;
+  for (; i + 8 <= e; i += 8) {
+    v8sf v;
+    std::memcpy(&v, x + i, sizeof v);
+    v8sf t = th(0.7978845608f * (v + 0.044715f * v * v * v));
+    v8sf r = 0.5f * v * (1.f + t);
+    std::memcpy(y + i, &r, sizeof r);
+  }
+  for (; i < e; ++i) y[i] = gelu_scalar(x[i]);
+}
+
+bool have_mvec() { return vec_tanh().f16 || vec_tanh().f8; }
+
+void hand_mvec(const float* x, float* y, std::int64_t n) {
+  const VecTanh& v = vec_tanh();
+  parallel(n, [=](std::int64_t b, std::int64_t e) {
+    if (v.f16) gelu_mvec16(x, y, b, e, v.f16);
+    else gelu_mvec8(x, y, b, e, v.f8);
+  });
+}
+
+void triad(float* a, const float* b, const float* c, float s, std::int64_t n) {
+  parallel(n, [=](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
+  });
+}
+
+// ---- JIT state --------------------------------------------------------------
+
+kiln::JitStats jit() { return kiln::stats().jit; }
+
+std::string failures() {
+  std::string s;
+  for (const std::string& f : jit().recent_failures) s += "\n  " + f;
+  return s.empty() ? " (none recorded)" : s;
+}
+
+// Runs `x`'s chain with the JIT on until its kernel runs compiled, then past
+// the O1 -> O3 upgrade (64 compiled runs) and waits for that compile, so
+// that what follows is the steady state. Dies if it never compiles.
+void warm_tier1(const kiln::Tensor& x) {
+  kiln::jit::set_enabled(true);
+  const std::uint64_t before = jit().group_runs_compiled;
+  const auto start = Clock::now();
+  std::int64_t runs = 0;
+  while (jit().group_runs_compiled == before) {
+    run_chain(x);
+    ++runs;
+    if (seconds_since(start) > 120)
+      die("the chain on " + std::to_string(x.numel()) + " elements never ran compiled after " + std::to_string(runs) +
+          " runs in 120 s; JIT failures:" + failures());
+  }
+  for (int i = 0; i < 80; ++i) run_chain(x);
+  kiln::jit::wait_for_compiles();
+  for (int i = 0; i < 4; ++i) run_chain(x);
+  const std::uint64_t c0 = jit().group_runs_compiled;
+  run_chain(x);
+  if (jit().group_runs_compiled == c0)
+    die("after warm-up the chain on " + std::to_string(x.numel()) + " elements no longer runs compiled (demoted?); JIT failures:" +
+        failures());
+}
+
+// ---- data and the one-time correctness check --------------------------------
+
+struct Big {
+  kiln::Tensor x;
+  std::vector<float> y_hand, a, b, c;  // hand-loop output, triad arrays
+};
+
+// Same values everywhere: |y - ref| <= 1e-5 * |ref| + 1e-6. The absolute
+// floor covers x < -3, where 1 + tanh(z) cancels and a 1-ulp difference in
+// tanh alone exceeds 1e-5 relative.
+void check_close(const float* got, const float* ref, std::int64_t n, const char* what) {
+  double max_rel = 0, max_abs = 0;
+  std::int64_t bad = 0, first_bad = -1;
+  for (std::int64_t i = 0; i < n; ++i) {
+    double d = std::fabs(double(got[i]) - double(ref[i]));
+    max_abs = std::max(max_abs, d);
+    if (std::fabs(ref[i]) > 1e-3) max_rel = std::max(max_rel, d / std::fabs(double(ref[i])));
+    if (!(d <= 1e-5 * std::fabs(double(ref[i])) + 1e-6)) {
+      if (first_bad < 0) first_bad = i;
+      ++bad;
+    }
+  }
+  std::fprintf(stderr, "check %-28s vs tier 0 on %lld elements: max abs err %.3g, max rel err (|ref| > 1e-3) %.3g\n", what,
+               static_cast<long long>(n), max_abs, max_rel);
+  if (bad)
+    die(std::string(what) + " differs from tier 0 at " + std::to_string(bad) + " elements; first at " + std::to_string(first_bad) +
+        ": got " + std::to_string(got[first_bad]) + ", tier 0 " + std::to_string(ref[first_bad]));
+}
+
+// Tier 1 (steady state) and the hand loops against tier 0, before any timing.
+void check_chain(const kiln::Tensor& x, std::vector<float>* hand_out) {
+  kiln::jit::set_enabled(false);
+  std::vector<float> ref = gelu_chain(x).to_vector<float>();
+  warm_tier1(x);
+  const std::uint64_t c0 = jit().group_runs_compiled;
+  std::vector<float> t1 = gelu_chain(x).to_vector<float>();
+  if (jit().group_runs_compiled == c0) die("the checked tier-1 run was not compiled");
+  const std::string n = std::to_string(x.numel());
+  check_close(t1.data(), ref.data(), x.numel(), ("tier 1 (n=" + n + ")").c_str());
+  if (hand_out) {
+    const float* xp = x.data_ptr<float>();
+    hand_scalar(xp, hand_out->data(), x.numel());
+    check_close(hand_out->data(), ref.data(), x.numel(), "hand loop std::tanh");
+    if (have_mvec()) {
+      hand_mvec(xp, hand_out->data(), x.numel());
+      check_close(hand_out->data(), ref.data(), x.numel(), "hand loop libmvec tanhf");
+    }
+  }
+}
+
+Big& big() {
+  static Big* b = [] {
+    auto* d = new Big;
+    d->x = kiln::randn({kBig});
+    d->x.data_ptr<float>();
+    d->y_hand.assign(kBig, 0.f);
+    d->a.assign(kBig, 0.f);
+    d->b.assign(kBig, 1.f);
+    d->c.assign(kBig, 2.f);
+    check_chain(d->x, &d->y_hand);
+    return d;
+  }();
+  return *b;
+}
+
+kiln::Tensor& small() {
+  static kiln::Tensor* x = [] {
+    auto* t = new kiln::Tensor(kiln::randn({kSmall}));
+    check_chain(*t, nullptr);
+    return t;
+  }();
+  return *x;
+}
+
+void set_rate(benchmark::State& state, double bytes_per_iter) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes_per_iter * static_cast<double>(state.iterations())));
+}
+
+// ---- 16M: each variant on its own ---------------------------------------------
+
+void BM_Gelu16M_Tier0(benchmark::State& state) {
+  Big& d = big();
+  kiln::jit::set_enabled(false);
+  for (auto _ : state) run_chain(d.x);
+  kiln::jit::set_enabled(true);
+  set_rate(state, kChainBytes * kBig);
+}
+BENCHMARK(BM_Gelu16M_Tier0)->Name("BM_Gelu16M/kiln_tier0")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Gelu16M_Tier1(benchmark::State& state) {
+  Big& d = big();
+  warm_tier1(d.x);
+  const kiln::JitStats j0 = jit();
+  for (auto _ : state) run_chain(d.x);
+  const kiln::JitStats j1 = jit();
+  set_rate(state, kChainBytes * kBig);
+  const double it = static_cast<double>(state.iterations());
+  state.counters["compiled_groups/iter"] = static_cast<double>(j1.group_runs_compiled - j0.group_runs_compiled) / it;
+  state.counters["interp_groups/iter"] = static_cast<double>(j1.group_runs_interpreted - j0.group_runs_interpreted) / it;
+}
+BENCHMARK(BM_Gelu16M_Tier1)->Name("BM_Gelu16M/kiln_tier1")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Gelu16M_HandScalar(benchmark::State& state) {
+  Big& d = big();
+  const float* x = d.x.data_ptr<float>();
+  for (auto _ : state) {
+    hand_scalar(x, d.y_hand.data(), kBig);
+    benchmark::DoNotOptimize(d.y_hand.data());
+    benchmark::ClobberMemory();
+  }
+  set_rate(state, kChainBytes * kBig);
+}
+BENCHMARK(BM_Gelu16M_HandScalar)->Name("BM_Gelu16M/hand_std_tanh")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Gelu16M_HandMvec(benchmark::State& state) {
+  Big& d = big();
+  if (!have_mvec()) {
+    state.SkipWithError("libmvec (vector tanhf) not available");
+    return;
+  }
+  const float* x = d.x.data_ptr<float>();
+  for (auto _ : state) {
+    hand_mvec(x, d.y_hand.data(), kBig);
+    benchmark::DoNotOptimize(d.y_hand.data());
+    benchmark::ClobberMemory();
+  }
+  set_rate(state, kChainBytes * kBig);
+}
+BENCHMARK(BM_Gelu16M_HandMvec)->Name("BM_Gelu16M/hand_libmvec_tanhf")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Triad16M(benchmark::State& state) {
+  Big& d = big();
+  for (auto _ : state) {
+    triad(d.a.data(), d.b.data(), d.c.data(), 3.f, kBig);
+    benchmark::DoNotOptimize(d.a.data());
+    benchmark::ClobberMemory();
+  }
+  set_rate(state, kTriadBytes * kBig);
+}
+BENCHMARK(BM_Triad16M)->Name("BM_Gelu16M/stream_triad")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ---- 16M: all five interleaved, so that load changes hit them alike -----------
+
+void BM_Gelu16M_Ratios(benchmark::State& state) {
+  Big& d = big();
+  warm_tier1(d.x);
+  const float* x = d.x.data_ptr<float>();
+  const int rounds = static_cast<int>(state.range(0));
+  std::vector<double> t0, t1, hs, hv, tr;
+  for (auto _ : state) {
+    for (int r = 0; r < rounds; ++r) {
+      kiln::jit::set_enabled(false);
+      auto s = Clock::now();
+      run_chain(d.x);
+      t0.push_back(seconds_since(s));
+      kiln::jit::set_enabled(true);
+      s = Clock::now();
+      run_chain(d.x);
+      t1.push_back(seconds_since(s));
+      s = Clock::now();
+      hand_scalar(x, d.y_hand.data(), kBig);
+      benchmark::ClobberMemory();
+      hs.push_back(seconds_since(s));
+      if (have_mvec()) {
+        s = Clock::now();
+        hand_mvec(x, d.y_hand.data(), kBig);
+        benchmark::ClobberMemory();
+        hv.push_back(seconds_since(s));
+      }
+      s = Clock::now();
+      triad(d.a.data(), d.b.data(), d.c.data(), 3.f, kBig);
+      benchmark::ClobberMemory();
+      tr.push_back(seconds_since(s));
+    }
+    state.SetIterationTime(median(t1));
+  }
+  const double m0 = median(t0), m1 = median(t1), ms = median(hs), mv = median(hv), mt = median(tr);
+  const double n = static_cast<double>(kBig);
+  const double gb0 = kChainBytes * n / m0 / 1e9, gb1 = kChainBytes * n / m1 / 1e9, gbs = kChainBytes * n / ms / 1e9;
+  const double gbt = kTriadBytes * n / mt / 1e9;
+  state.counters["tier0_ms"] = m0 * 1e3;
+  state.counters["tier1_ms"] = m1 * 1e3;
+  state.counters["hand_tanh_ms"] = ms * 1e3;
+  state.counters["triad_ms"] = mt * 1e3;
+  state.counters["tier0_GBps"] = gb0;
+  state.counters["tier1_GBps"] = gb1;
+  state.counters["hand_tanh_GBps"] = gbs;
+  state.counters["triad_GBps"] = gbt;
+  state.counters["t1_speedup_vs_t0"] = m0 / m1;
+  state.counters["t1_GBps_over_triad"] = gb1 / gbt;
+  state.counters["t1_speed_vs_hand_tanh"] = ms / m1;
+  if (!hv.empty()) {
+    state.counters["hand_mvec_ms"] = mv * 1e3;
+    state.counters["hand_mvec_GBps"] = kChainBytes * n / mv / 1e9;
+    state.counters["t1_speed_vs_hand_mvec"] = mv / m1;
+  }
+  state.counters["threads"] = threads();
+}
+BENCHMARK(BM_Gelu16M_Ratios)->Arg(9)->ArgName("rounds")->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// ---- 64 elements: per-call overhead --------------------------------------------
+
+void BM_Gelu64_Tier0(benchmark::State& state) {
+  kiln::Tensor& x = small();
+  kiln::jit::set_enabled(false);
+  for (auto _ : state) run_chain(x);
+  kiln::jit::set_enabled(true);
+  state.counters["time/op"] = benchmark::Counter(static_cast<double>(state.iterations()) * kChainOps,
+                                               benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_Gelu64_Tier0)->Name("BM_Gelu64/kiln_tier0")->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_Gelu64_Tier1(benchmark::State& state) {
+  kiln::Tensor& x = small();
+  warm_tier1(x);
+  const kiln::JitStats j0 = jit();
+  for (auto _ : state) run_chain(x);
+  const kiln::JitStats j1 = jit();
+  const double it = static_cast<double>(state.iterations());
+  state.counters["compiled_groups/iter"] = static_cast<double>(j1.group_runs_compiled - j0.group_runs_compiled) / it;
+  state.counters["interp_groups/iter"] = static_cast<double>(j1.group_runs_interpreted - j0.group_runs_interpreted) / it;
+}
+BENCHMARK(BM_Gelu64_Tier1)->Name("BM_Gelu64/kiln_tier1")->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_Gelu64_Ratios(benchmark::State& state) {
+  kiln::Tensor& x = small();
+  warm_tier1(x);
+  constexpr int kBatch = 200;  // calls per sample
+  std::vector<double> t0, t1;
+  for (auto _ : state) {
+    for (int r = 0; r < 15; ++r) {
+      kiln::jit::set_enabled(false);
+      auto s = Clock::now();
+      for (int i = 0; i < kBatch; ++i) run_chain(x);
+      t0.push_back(seconds_since(s) / kBatch);
+      kiln::jit::set_enabled(true);
+      s = Clock::now();
+      for (int i = 0; i < kBatch; ++i) run_chain(x);
+      t1.push_back(seconds_since(s) / kBatch);
+    }
+    state.SetIterationTime(median(t1));
+  }
+  state.counters["tier0_us"] = median(t0) * 1e6;
+  state.counters["tier1_us"] = median(t1) * 1e6;
+  state.counters["t1_speedup_vs_t0"] = median(t0) / median(t1);
+}
+BENCHMARK(BM_Gelu64_Ratios)->Iterations(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// ---- time to steady state ---------------------------------------------------------
+
+void BM_TimeToSteady16M(benchmark::State& state) {
+  static int fresh = 0;  // a never-seen shape per call: a fresh segment key and kernel
+  const std::int64_t n = kBig + 4096 * (++fresh);
+  constexpr int kIters = 30;
+  kiln::Tensor x = kiln::randn({n});
+  x.data_ptr<float>();
+  kiln::jit::wait_for_compiles();
+  // Tier 0 reference on the same shape (JIT off: these runs do not count
+  // towards the key's hotness).
+  kiln::jit::set_enabled(false);
+  std::vector<double> ref;
+  for (int i = 0; i < 5; ++i) {
+    auto s = Clock::now();
+    run_chain(x);
+    ref.push_back(seconds_since(s));
+  }
+  const double t0 = median(ref);
+  kiln::jit::set_enabled(true);
+  const kiln::JitStats before = jit();
+  std::vector<double> ms(kIters);
+  std::vector<int> tier(kIters);
+  int first_compiled = -1;
+  for (auto _ : state) {
+    for (int i = 0; i < kIters; ++i) {
+      const std::uint64_t c0 = jit().group_runs_compiled;
+      auto s = Clock::now();
+      run_chain(x);
+      ms[i] = seconds_since(s);
+      tier[i] = jit().group_runs_compiled > c0 ? 1 : 0;
+      if (tier[i] && first_compiled < 0) first_compiled = i;
+    }
+    state.SetIterationTime(*std::max_element(ms.begin(), ms.end()));
+  }
+  const kiln::JitStats after = jit();
+  double worst_t0_phase = 0;
+  for (int i = 0; i < kIters; ++i)
+    if (!tier[i]) worst_t0_phase = std::max(worst_t0_phase, ms[i]);
+  std::vector<double> tail(ms.end() - 10, ms.end());
+  const double steady = median(tail);
+  const double worst = *std::max_element(ms.begin(), ms.end());
+
+  std::fprintf(stderr, "\nTime to steady state: GELU chain on %lld elements (fresh key), JIT on, async compile\n",
+               static_cast<long long>(n));
+  std::fprintf(stderr, "tier-0 reference (JIT off, median of 5): %.2f ms\n", t0 * 1e3);
+  std::fprintf(stderr, "%5s %9s %9s %5s\n", "iter", "ms", "/tier0", "tier");
+  for (int i = 0; i < kIters; ++i) std::fprintf(stderr, "%5d %9.2f %9.3f %5d\n", i, ms[i] * 1e3, ms[i] / t0, tier[i]);
+  std::fprintf(stderr, "first compiled iteration: %d; max iteration %.3fx tier 0; steady (median of last 10) %.3fx tier 0; "
+               "compiles %llu, disk-cache hits %llu\n\n",
+               first_compiled, worst / t0, steady / t0,
+               static_cast<unsigned long long>(after.compiles_done - before.compiles_done),
+               static_cast<unsigned long long>(after.disk_cache_hits - before.disk_cache_hits));
+
+  state.counters["tier0_ms"] = t0 * 1e3;
+  state.counters["max_iter_over_t0"] = worst / t0;
+  state.counters["max_interp_iter_over_t0"] = worst_t0_phase / t0;
+  state.counters["first_compiled_iter"] = first_compiled;
+  state.counters["steady_over_t0"] = steady / t0;
+  state.counters["compiles"] = static_cast<double>(after.compiles_done - before.compiles_done);
+  state.counters["disk_hits"] = static_cast<double>(after.disk_cache_hits - before.disk_cache_hits);
+}
+BENCHMARK(BM_TimeToSteady16M)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// ---- compile latency and the disk cache ------------------------------------------
+
+// 20 distinct kernels: the chain on 20 shapes (kernels are specialized on
+// shapes). The same shapes in every process, so that a second process with
+// the same KILN_CACHE_DIR finds them on disk.
+constexpr int kDistinct = 20;
+std::int64_t distinct_shape(int k) { return (256 << 10) + 64 * k; }
+
+// Runs each distinct chain until it has run compiled once. A chain that is
+// hot has its compile requested; the loop waits for it (nothing else runs).
+void compile_distinct_chains() {
+  kiln::jit::set_enabled(true);
+  for (int k = 0; k < kDistinct; ++k) {
+    kiln::Tensor x = kiln::randn({distinct_shape(k)});
+    x.data_ptr<float>();
+    const std::uint64_t c0 = jit().group_runs_compiled;
+    const auto start = Clock::now();
+    while (jit().group_runs_compiled == c0) {
+      run_chain(x);
+      kiln::jit::wait_for_compiles();
+      if (seconds_since(start) > 60) die("distinct chain " + std::to_string(k) + " never ran compiled; JIT failures:" + failures());
+    }
+  }
+}
+
+void BM_CompileLatency(benchmark::State& state) {
+  for (auto _ : state) {
+    kiln::jit::wait_for_compiles();
+    kiln::reset_stats();  // compile_ms_* over these compiles only
+    const auto start = Clock::now();
+    compile_distinct_chains();
+    state.SetIterationTime(seconds_since(start));
+  }
+  const kiln::JitStats j = jit();
+  state.counters["compiles"] = static_cast<double>(j.compiles_done);
+  state.counters["compile_ms_p50"] = j.compile_ms_p50;
+  state.counters["compile_ms_p90"] = j.compile_ms_p90;
+  state.counters["compile_ms_max"] = j.compile_ms_max;
+  state.counters["disk_hits"] = static_cast<double>(j.disk_cache_hits);
+  state.counters["disk_writes"] = static_cast<double>(j.disk_cache_writes);
+  state.counters["failed"] = static_cast<double>(j.compiles_failed);
+  if (j.disk_cache_hits > 0)
+    std::fprintf(stderr, "BM_CompileLatency: %llu kernels came from the disk cache (KILN_CACHE_DIR was pre-warmed), "
+                 "so compile_ms_* cover only the rest\n", static_cast<unsigned long long>(j.disk_cache_hits));
+}
+BENCHMARK(BM_CompileLatency)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// The disk-cache probe: what a second process with the same KILN_CACHE_DIR
+// sees. Run as `jit_bench --kiln-disk-probe`; prints one line.
+int disk_probe() {
+  const auto start = Clock::now();
+  compile_distinct_chains();
+  const double wall = seconds_since(start);
+  const kiln::JitStats j = jit();
+  std::printf("disk_cache_hits=%llu compiles_done=%llu disk_load_ms_p50=%.6f wall_ms=%.3f\n",
+              static_cast<unsigned long long>(j.disk_cache_hits), static_cast<unsigned long long>(j.compiles_done),
+              j.disk_load_ms_p50, wall * 1e3);
+  return 0;
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+void BM_DiskCacheLoad(benchmark::State& state) {
+  const char* dir = std::getenv("KILN_CACHE_DIR");
+  if (!dir || !*dir || std::strcmp(dir, "off") == 0) {
+    state.SkipWithError("no disk cache (KILN_CACHE_DIR is off)");
+    return;
+  }
+  compile_distinct_chains();  // no-op when BM_CompileLatency ran; else compiles and writes them
+  kiln::jit::wait_for_compiles();
+  const std::string exe = self_exe();
+  if (exe.empty()) {
+    state.SkipWithError("cannot find /proc/self/exe");
+    return;
+  }
+  unsigned long long hits = 0, compiles = 0;
+  double load_ms = 0, wall_ms = 0;
+  for (auto _ : state) {
+    // The child inherits KILN_CACHE_DIR (set in main when the user did not).
+    const std::string cmd = "'" + exe + "' --kiln-disk-probe";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) die("popen failed: " + cmd);
+    char line[512] = {};
+    const bool got = std::fgets(line, sizeof line, p) != nullptr;
+    const int rc = pclose(p);
+    if (!got || rc != 0 ||
+        std::sscanf(line, "disk_cache_hits=%llu compiles_done=%llu disk_load_ms_p50=%lf wall_ms=%lf", &hits, &compiles, &load_ms,
+                    &wall_ms) != 4)
+      die("disk probe failed (exit " + std::to_string(rc) + "): " + line);
+    state.SetIterationTime(wall_ms / 1e3);
+  }
+  state.counters["disk_hits"] = static_cast<double>(hits);
+  state.counters["compiles_in_child"] = static_cast<double>(compiles);
+  state.counters["disk_load_ms_p50"] = load_ms;
+  state.counters["child_20_chains_ms"] = wall_ms;
+}
+BENCHMARK(BM_DiskCacheLoad)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// ---- main ----------------------------------------------------------------------------
+
+// A fresh cache directory unless the user chose one, removed at exit.
+std::string g_temp_cache;
+
+void remove_temp_cache() {
+  if (g_temp_cache.empty()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(g_temp_cache, ignored);
+}
+
+void choose_cache_dir() {
+  const char* dir = std::getenv("KILN_CACHE_DIR");
+  if (dir && *dir) {
+    benchmark::AddCustomContext("kiln_cache_dir", std::string(dir) + " (set by the user; may be pre-warmed)");
+    return;
+  }
+  char tmpl[] = "/tmp/kiln-bench-cache-XXXXXX";
+  if (!mkdtemp(tmpl)) die("mkdtemp failed");
+  g_temp_cache = tmpl;
+  setenv("KILN_CACHE_DIR", tmpl, 1);
+  std::atexit(remove_temp_cache);
+  benchmark::AddCustomContext("kiln_cache_dir", g_temp_cache + " (fresh, removed at exit)");
+}
+
+}  // namespace
+
+// BENCHMARK_MAIN(), plus the disk-cache probe mode that BM_DiskCacheLoad runs.
+int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--kiln-disk-probe") == 0) return disk_probe();
+  choose_cache_dir();
+  benchmark::AddCustomContext("kiln_threads", std::to_string(threads()));
+  benchmark::AddCustomContext("hand_loop_vector_tanh", vec_tanh().name);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
