@@ -87,6 +87,7 @@ void fill_jit_stats(JitStats& s) {
   s.disk_cache_writes = get(JitEvent::DiskCacheWrite);
   s.group_runs_compiled = get(JitEvent::GroupRunCompiled);
   s.group_runs_interpreted = get(JitEvent::GroupRunInterpreted);
+  s.dynamic_compiles = get(JitEvent::DynamicCompile);
   s.compiles_in_flight = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.in_flight.load()));
   std::lock_guard lock(c.mu);
   s.compile_ms_p50 = percentile(c.compile_ms, 0.5);

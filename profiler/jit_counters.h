@@ -19,6 +19,7 @@ enum class JitEvent : std::uint8_t {
   DiskCacheWrite,       // a compiled object written to the on-disk cache
   GroupRunCompiled,     // a fused group executed by compiled code
   GroupRunInterpreted,  // a fused group executed op by op on tier 0
+  DynamicCompile,       // a kernel compiled with run-time sizes for a family of shapes
   kCount
 };
 

@@ -25,9 +25,14 @@ struct Geometry {
   IntArrayRef shape() const { return {sizes, static_cast<std::size_t>(ndim)}; }
   IntArrayRef stride() const { return {strides, static_cast<std::size_t>(ndim)}; }
   std::int64_t numel() const {
-    std::int64_t n = 1;
-    for (int d = 0; d < ndim; ++d) n *= sizes[d];
-    return n;
+    // A zero anywhere wins: [2^40, 2^40, 0] is empty, and its partial
+    // products must not overflow on the way.
+    std::uint64_t n = 1;
+    for (int d = 0; d < ndim; ++d) {
+      if (sizes[d] == 0) return 0;
+      n *= static_cast<std::uint64_t>(sizes[d]);
+    }
+    return static_cast<std::int64_t>(n);
   }
   bool is_contiguous() const;
   /// Element offset (from the storage start) one past the furthest element; 0 if empty.

@@ -34,7 +34,13 @@ class Lowering {
   void run(llvm::Function* f);
 
  private:
-  std::int64_t inner_size() const { return spec_.ndim == 0 ? 1 : spec_.sizes[spec_.ndim - 1]; }
+  // Whether some static dim has size 0 (no element, whatever the dynamic sizes).
+  bool statically_empty() const {
+    for (int d = 0; d < spec_.ndim; ++d)
+      if (!spec_.is_dynamic(d) && spec_.sizes[d] == 0) return true;
+    return false;
+  }
+  llvm::Value* inner_size() { return spec_.ndim == 0 ? builder_.getInt64(1) : sizes_[spec_.ndim - 1]; }
   std::int64_t inner_stride(const KernelOperand& operand) const {
     return spec_.ndim == 0 ? 0 : operand.strides[spec_.ndim - 1];
   }
@@ -54,6 +60,7 @@ class Lowering {
   llvm::IRBuilder<> builder_;
   IrContext ir_;
   std::vector<bool> used_;             // per input: read by some instruction
+  std::vector<llvm::Value*> sizes_;    // per dim: its constant size, or the run-time one loaded at entry
   std::vector<llvm::Value*> bases_;    // inputs, then outputs
   std::vector<llvm::Value*> offsets_;  // per memory operand: element offset of the row piece (null: 0)
   std::vector<llvm::Value*> row_invariant_;  // inputs with inner stride 0, loaded once per row
@@ -74,6 +81,15 @@ void Lowering::load_invariants(llvm::Function* f) {
   for (std::size_t k = 0; k < operands; ++k) {
     llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(builder_.getPtrTy(), ptrs, k);
     bases_.push_back(builder_.CreateAlignedLoad(builder_.getPtrTy(), slot, llvm::Align(8), "base" + std::to_string(k)));
+  }
+  std::size_t slot_index = spec_.scalars.size();  // dynamic sizes follow the scalars
+  for (int d = 0; d < spec_.ndim; ++d) {
+    if (!spec_.is_dynamic(d)) {
+      sizes_.push_back(builder_.getInt64(spec_.sizes[d]));
+      continue;
+    }
+    llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(builder_.getInt64Ty(), scalars, slot_index++);
+    sizes_.push_back(builder_.CreateAlignedLoad(builder_.getInt64Ty(), slot, llvm::Align(8), "size" + std::to_string(d)));
   }
   for (const KernelInstr& instr : spec_.instrs) {
     for (int k = 0; k < instr.arity; ++k) {
@@ -100,13 +116,12 @@ void Lowering::row_offsets(llvm::Value* row, llvm::Value* col) {
   std::vector<llvm::Value*> index(spec_.ndim > 0 ? spec_.ndim - 1 : 0);
   llvm::Value* rest = row;
   for (int d = spec_.ndim - 2; d >= 0; --d) {
-    if (spec_.sizes[d] == 1) continue;  // index 0: no term in any offset
+    if (!spec_.is_dynamic(d) && spec_.sizes[d] == 1) continue;  // index 0: no term in any offset
     if (d == 0) {
       index[d] = rest;  // row < product of the outer sizes
     } else {
-      llvm::Value* size = builder_.getInt64(spec_.sizes[d]);
-      index[d] = builder_.CreateURem(rest, size);
-      rest = builder_.CreateUDiv(rest, size);
+      index[d] = builder_.CreateURem(rest, sizes_[d]);
+      rest = builder_.CreateUDiv(rest, sizes_[d]);
     }
   }
   offsets_.assign(bases_.size(), nullptr);
@@ -115,7 +130,7 @@ void Lowering::row_offsets(llvm::Value* row, llvm::Value* col) {
     const KernelOperand& operand = memory(k);
     llvm::Value* offset = nullptr;
     for (int d = 0; d + 1 < spec_.ndim; ++d)
-      if (spec_.sizes[d] != 1) offset = add_scaled(offset, index[d], operand.strides[d]);
+      if (index[d] != nullptr) offset = add_scaled(offset, index[d], operand.strides[d]);
     offset = add_scaled(offset, col, inner_stride(operand));
     offsets_[k] = offset;
   }
@@ -180,7 +195,7 @@ void Lowering::run(llvm::Function* f) {
   builder_.SetInsertPoint(exit);
   builder_.CreateRetVoid();
   builder_.SetInsertPoint(entry);
-  if (spec_.numel() == 0) {  // no element: nothing to do (and no division by a zero size)
+  if (statically_empty()) {  // no element: nothing to do (and no division by a zero size)
     builder_.CreateBr(exit);
     return;
   }
@@ -195,7 +210,7 @@ void Lowering::run(llvm::Function* f) {
   builder_.SetInsertPoint(row_block);
   llvm::PHINode* i = builder_.CreatePHI(builder_.getInt64Ty(), 2, "i");
   i->addIncoming(begin, entry);
-  llvm::Value* inner = builder_.getInt64(inner_size());
+  llvm::Value* inner = inner_size();
   llvm::Value* row = spec_.ndim >= 2 ? builder_.CreateUDiv(i, inner, "row") : builder_.getInt64(0);
   llvm::Value* col = spec_.ndim >= 2 ? builder_.CreateURem(i, inner, "col") : static_cast<llvm::Value*>(i);
   llvm::Value* n = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder_.CreateSub(inner, col),

@@ -12,8 +12,11 @@
 //       out_k[off_k + j * s_k] = f(in_0[off_0 + j * s_0], ...);
 //   }
 //
-// Sizes and strides are compile-time constants (kernels are specialized on
-// shapes), so the div/mod are by constants and the inner strides fold. The
+// Strides are compile-time constants (kernels are specialized on shapes), and
+// so are sizes but those of the dynamic dims (spec.dynamic_dims), loaded once
+// at entry from after the scalars: the div/mod are by constants unless the
+// dim is dynamic, and the inner strides fold either way. A dynamic dim of
+// size 0 needs no check: the caller's range is then empty. The
 // inner loop's loads and stores form one access group declared parallel
 // (llvm.loop.parallel_accesses): by the CompiledFn contract iterations never
 // share elements, so no run-time overlap checks are needed, and in-place

@@ -39,6 +39,7 @@ ScalarType arg_dtype(const KernelSpec& spec, const ArgRef& arg) {
 
 void validate(const KernelSpec& spec) {
   if (spec.ndim < 0 || spec.ndim > trace::kMaxDims) fail(spec, "ndim ", spec.ndim);
+  if (spec.dynamic_dims >> spec.ndim) fail(spec, "dynamic_dims ", spec.dynamic_dims, " has a bit at or past ndim ", spec.ndim);
   for (int d = 0; d < spec.ndim; ++d)
     if (spec.sizes[d] < 0) fail(spec, "size ", spec.sizes[d], " of dim ", d);
   for (const KernelOperand& in : spec.inputs)

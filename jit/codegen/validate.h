@@ -8,10 +8,11 @@
 namespace kiln::jit::codegen {
 
 /// Throws InternalError if `spec` is malformed: ndim or a size out of range,
-/// an op that is not fusible or has the wrong arity, an argument naming a
-/// missing or later instruction, input or scalar, an out_dtype the op does not
-/// produce, or an output naming a missing instruction. Dtypes an op has no
-/// form for are reported by the emitters.
+/// a dynamic_dims bit at or past ndim, an op that is not fusible or has the
+/// wrong arity, an argument naming a missing or later instruction, input or
+/// scalar, an out_dtype the op does not produce, or an output naming a
+/// missing instruction. Dtypes an op has no form for are reported by the
+/// emitters.
 void validate(const KernelSpec& spec);
 
 /// The dtype argument `k` of `instr` is converted to before the op applies:

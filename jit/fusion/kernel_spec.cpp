@@ -11,10 +11,11 @@ namespace {
 
 // Bumped when the meaning of a field changes, so that old keys (and the
 // objects cached under them) stop matching.
-constexpr std::uint32_t kEncodingVersion = 1;
+constexpr std::uint32_t kEncodingVersion = 2;  // 2: dynamic_dims
 
-// The canonical byte encoding hashed by key(): only meaningful slots (strides
-// of the first `ndim` dims, the first `arity` arguments), fixed widths.
+// The canonical byte encoding hashed by key(): only meaningful slots (sizes
+// of the static dims and strides of all among the first `ndim`, the first
+// `arity` arguments), fixed widths.
 class Encoder {
  public:
   template <class T>
@@ -42,9 +43,9 @@ const char* arg_prefix(ArgRef::Kind kind) {
   return "?";
 }
 
-void print_strides(std::ostream& out, const std::int64_t* strides, int ndim) {
+void print_strides(std::ostream& out, const std::int64_t* strides, int ndim, std::uint32_t dynamic = 0) {
   out << "[";
-  for (int d = 0; d < ndim; ++d) out << (d ? ", " : "") << strides[d];
+  for (int d = 0; d < ndim; ++d) out << (d ? ", " : "") << ((dynamic >> d) & 1u ? "?" : "") << strides[d];
   out << "]";
 }
 
@@ -60,8 +61,10 @@ std::uint64_t KernelSpec::key() const {
   Encoder e;
   e.put(kEncodingVersion);
   e.put(ndim);
+  e.put(dynamic_dims);
   const int dims = ndim < 0 ? 0 : ndim > trace::kMaxDims ? trace::kMaxDims : ndim;
-  e.put_strides(sizes, dims);
+  for (int d = 0; d < dims; ++d)
+    if (!is_dynamic(d)) e.put(sizes[d]);
   e.put(static_cast<std::uint32_t>(inputs.size()));
   for (const KernelOperand& in : inputs) {
     e.put(in.dtype);
@@ -94,7 +97,7 @@ std::string KernelSpec::to_string() const {
   std::ostringstream out;
   const int dims = ndim < 0 ? 0 : ndim > trace::kMaxDims ? trace::kMaxDims : ndim;
   out << "kernel ";
-  print_strides(out, sizes, dims);
+  print_strides(out, sizes, dims, dynamic_dims);  // "?" before the (current) size of a dynamic dim
   out << "\n";
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     out << "  in" << k << ": " << inputs[k].dtype << " strides ";

@@ -52,6 +52,12 @@ struct KernelOutput {
 struct KernelSpec {
   std::int32_t ndim = 0;
   std::int64_t sizes[trace::kMaxDims] = {};
+  // Bit d set: the size of iteration dim d is read at run time (see
+  // CompiledFn), so one compiled kernel serves every size of it. sizes[d]
+  // then holds the size of the current use only: key() does not hash it and
+  // codegen ignores it. Strides stay compile-time constants: a dim may be
+  // dynamic only if no operand's strides depend on its size.
+  std::uint32_t dynamic_dims = 0;
   std::vector<KernelOperand> inputs;
   // Run-time scalars: their kind (Float32/Float64 passed as double bits,
   // Bool/Int32/Int64 as int64), converted to the dtype of the instruction
@@ -60,8 +66,12 @@ struct KernelSpec {
   std::vector<KernelInstr> instrs;
   std::vector<KernelOutput> outputs;
 
+  bool is_dynamic(int d) const { return (dynamic_dims >> d) & 1u; }
+  /// The product of `sizes`: for a dynamic spec, of the sizes it holds (a
+  /// caller keeps its current sizes in its copy of the spec).
   std::int64_t numel() const;
-  /// xxh3 of everything above: equal keys compile to the same code.
+  /// xxh3 of everything above (but the sizes of dynamic dims): equal keys
+  /// compile to the same code.
   std::uint64_t key() const;
   /// A readable listing, for dumps and error messages.
   std::string to_string() const;
@@ -70,7 +80,9 @@ struct KernelSpec {
 /// The ABI of a compiled kernel. It processes the linear iteration indices
 /// [begin, end) (row-major over `sizes`); `ptrs` holds the base pointer of
 /// every input, then of every output; `scalars` the run-time scalars as
-/// 64-bit patterns (a double for Float32/Float64, an int64 otherwise).
+/// 64-bit patterns (a double for Float32/Float64, an int64 otherwise),
+/// followed by the size of every dynamic dim as an int64, in increasing dim
+/// order (scalars[spec.scalars.size() + j]: the j-th dynamic dim).
 /// Outputs must not overlap inputs or each other, except an output that is
 /// exactly an input (same memory, dtype and strides: in place): element i of
 /// every input is read before element i of any output is written, and no

@@ -43,25 +43,38 @@ class Table {
   std::unordered_map<std::uint64_t, std::unique_ptr<SegmentJit>> entries_;
 };
 
-bool is_hot(const SegmentJit& s, std::int64_t runs) {
+// Hot: run often enough, and (unless the user chose the threshold) long
+// enough on tier 0 for a compile to pay for itself.
+bool is_hot(std::int64_t runs, std::int64_t t0_ns) {
   if (compile_forced()) return true;
   if (runs < hot_threshold()) return false;
   if (hot_threshold_is_explicit() || compile_sync()) return true;
-  return static_cast<double>(s.t0_ns.load()) / 1e6 >= kCompileEstimateMs;
+  return static_cast<double>(t0_ns) / 1e6 >= kCompileEstimateMs;
 }
 
-void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>& needed) {
+void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>& needed, bool dynamic) {
   std::lock_guard lock(s.mu);
   if (s.planned.load()) return;
+  s.dynamic = dynamic;
   s.groups = partition(segment, needed);
   s.group_of.assign(segment.nodes.size(), -1);
   s.value_count = segment.values.size();
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
     for (std::uint32_t node : s.groups[g].nodes) s.group_of[node] = static_cast<std::int32_t>(g);
+    KernelSpec spec = s.groups[g].spec;
+    // The outermost dim's size enters no stride, so it alone goes to run
+    // time: free in the generated code, and a contiguous operand's dims are
+    // coalesced into that one anyway. A varying inner size changes strides,
+    // which stay in the key.
+    if (dynamic) spec.dynamic_dims = 1;
     bool existed = false;
-    s.kernels.push_back(KernelCache::instance().find_or_add(s.groups[g].spec, &existed));
-    if (existed) profiler::count(profiler::JitEvent::MemoryCacheHit);
-    else request_compile(s.kernels.back(), 1);
+    s.kernels.push_back(KernelCache::instance().find_or_add(spec, &existed));
+    if (existed) {
+      profiler::count(profiler::JitEvent::MemoryCacheHit);
+    } else {
+      if (dynamic) profiler::count(profiler::JitEvent::DynamicCompile);
+      request_compile(s.kernels.back(), 1);
+    }
   }
   s.planned.store(true, std::memory_order_release);
 }
@@ -77,8 +90,8 @@ void keep_min(std::atomic<double>& slot, double v) {
   }
 }
 
-void feedback(KernelEntry& k, std::int64_t ns) {
-  keep_min(k.t1_ns_per_elem, ns_per_elem(ns, k.spec.numel()));
+void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements) {
+  keep_min(k.t1_ns_per_elem, ns_per_elem(ns, elements));
   std::uint64_t runs = k.compiled_runs.fetch_add(1) + 1;
   double t0 = k.t0_ns_per_elem.load(), t1 = k.t1_ns_per_elem.load();
   if (runs >= kFeedbackRuns && t0 > 0 && t1 > kDemoteFactor * t0) {
@@ -99,7 +112,20 @@ SegmentJit* jit_for(const trace::Segment& segment, const std::vector<bool>& need
   if (!enabled()) return nullptr;
   SegmentJit& s = Table::instance().get(segment.key);
   std::int64_t runs = s.runs.fetch_add(1) + 1;
-  if (!s.planned.load(std::memory_order_acquire) && is_hot(s, runs)) plan(s, segment, needed);
+  if (!s.planned.load(std::memory_order_acquire)) {
+    if (is_hot(runs, s.t0_ns.load())) {
+      plan(s, segment, needed, false);
+    } else {
+      // Not hot alone: maybe as one size of a family whose sizes vary.
+      ShapeFamily* f = s.family.load(std::memory_order_acquire);
+      if (!f) {
+        f = &family_of(segment);
+        s.family.store(f, std::memory_order_release);
+      }
+      std::int64_t family_runs = f->runs.fetch_add(1) + 1;
+      if (f->note(segment.key) && is_hot(family_runs, f->t0_ns.load())) plan(s, segment, needed, true);
+    }
+  }
   // Equal keys mean equal segments; a plan that does not fit (a hash
   // collision) is not used rather than trusted.
   if (s.planned.load(std::memory_order_acquire) &&
@@ -133,16 +159,20 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
     }
   }
   std::vector<std::int64_t> scalars(group.scalars.size());
-  for (std::size_t j = 0; j < scalars.size(); ++j) {
+  for (std::size_t j = 0; j < group.scalars.size(); ++j) {
     const Scalar& s = operand(segment, group.scalars[j]).scalar;
     scalars[j] = is_floating_point(spec.scalars[j]) ? std::bit_cast<std::int64_t>(s.to_double())
                  : spec.scalars[j] == ScalarType::Bool ? std::int64_t{s.to_bool()}
                                                        : s.to_long();
   }
+  // Dynamic kernels take this run's sizes after the scalars (KernelSpec::dynamic_dims).
+  for (int d = 0; d < spec.ndim; ++d)
+    if (kernel.spec.dynamic_dims >> d & 1) scalars.push_back(spec.sizes[d]);
   const std::int64_t total = spec.numel();
   kernels::parallel_ranges(total, kGrain, [&](std::int64_t b, std::int64_t e) { fn(b, e, p, scalars.data()); });
   profiler::count(profiler::JitEvent::GroupRunCompiled);
-  feedback(kernel, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+  feedback(kernel, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count(),
+           total);
   return true;
 }
 
@@ -151,7 +181,9 @@ void note_interpreted(KernelEntry& kernel, std::int64_t nanoseconds, std::int64_
 }
 
 void note_segment_time(SegmentJit& jit, std::int64_t nanoseconds, bool any_compiled) {
-  if (!any_compiled) jit.t0_ns.fetch_add(nanoseconds, std::memory_order_relaxed);
+  if (any_compiled) return;
+  jit.t0_ns.fetch_add(nanoseconds, std::memory_order_relaxed);
+  if (ShapeFamily* f = jit.family.load(std::memory_order_acquire)) f->t0_ns.fetch_add(nanoseconds, std::memory_order_relaxed);
 }
 
 }  // namespace kiln::jit

@@ -12,6 +12,7 @@
 
 #include "jit/fusion/partition.h"
 #include "jit/tier1/kernel_cache.h"
+#include "jit/tier1/shape_family.h"
 #include "trace/segment.h"
 
 namespace kiln::jit {
@@ -20,6 +21,7 @@ struct SegmentJit {
   std::atomic<std::int64_t> runs{0};
   std::atomic<std::int64_t> t0_ns{0};  // wall time of its runs with no compiled group
   std::atomic<bool> planned{false};
+  std::atomic<ShapeFamily*> family{nullptr};  // found on its first run that was not hot alone
 
   // Written once under `mu` before `planned` is set; read-only afterwards.
   std::mutex mu;
@@ -27,6 +29,7 @@ struct SegmentJit {
   std::vector<std::shared_ptr<KernelEntry>> kernels;  // per group
   std::vector<std::int32_t> group_of;                 // per node: its group, or -1
   std::size_t value_count = 0;                        // the shape of the segment it was made for
+  bool dynamic = false;                               // kernels take their sizes at run time
 };
 
 /// Counts a run of `segment` and returns its JIT record, planning it (and

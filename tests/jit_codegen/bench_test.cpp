@@ -2,7 +2,8 @@
 //   KILN_CODEGEN_BENCH=1 KILN_JIT=0 ./kiln_tests_jit_codegen --gtest_filter='CodegenBench.*'
 // Prints the compile time of a 6-op and a 10-op elementwise chain at O1 and
 // O3 (median of 20), and the single-thread throughput of GELU (tanh form)
-// written as 9 primitive ops on 16M float32: compiled vs tier 0 op by op.
+// written as 9 primitive ops on 16M float32 (KILN_BENCH_N): compiled (its
+// length a constant or a dynamic dim) vs tier 0 op by op.
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -120,6 +121,7 @@ TEST(CodegenBench, GeluThroughput) {
     if (in_place) ptrs[0] = ptrs[1] = inout.data();
     std::vector<std::int64_t> bits;
     for (const Scalar& v : kGeluScalars) bits.push_back(std::bit_cast<std::int64_t>(v.to_double()));
+    if (s.dynamic_dims) bits.push_back(n);
     std::vector<double> ms;
     const int inner = std::max<std::int64_t>(1, (1 << 22) / n);
     for (int rep = 0; rep < 15; ++rep) {
@@ -127,15 +129,20 @@ TEST(CodegenBench, GeluThroughput) {
       for (int r = 0; r < inner; ++r) k.fn(0, n, ptrs, bits.data());
       ms.push_back(ms_since(start) / inner);
     }
-    std::printf("compiled %-24s O%d, %lld float32, 1 thread: %6.3f ms, %5.1f GB/s\n", what, level, static_cast<long long>(n), median(ms),
-                bytes / median(ms) / 1e6);
+    std::printf("compiled %-24s O%d, %lld float32, 1 thread: %6.3f ms, %5.1f GB/s, %.3f ns/element\n", what, level,
+                static_cast<long long>(n), median(ms), bytes / median(ms) / 1e6, median(ms) * 1e6 / n);
   };
   auto single = [&](OpId op, std::int64_t attr) {
     SpecBuilder one({n});
     one.output(one.op(op, kFloat32, {one.input(kFloat32)}, attr), kFloat32);
     return one.spec();
   };
-  for (int level : {1, 3}) time_kernel(spec, level, "GELU-tanh as 9 ops");
+  KernelSpec dynamic = spec;
+  dynamic.dynamic_dims = 1;
+  for (int level : {1, 3}) {
+    time_kernel(spec, level, "GELU-tanh as 9 ops");
+    time_kernel(dynamic, level, "GELU-tanh 9 ops, dynamic");
+  }
   time_kernel(single(OpId::Gelu, 1), 1, "gelu op (tanh form)");
   time_kernel(single(OpId::Gelu, 0), 1, "gelu op (erf form)");
   time_kernel(single(OpId::Tanh, 0), 1, "tanh");

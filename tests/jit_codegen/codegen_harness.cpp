@@ -163,6 +163,8 @@ std::vector<Buffer> run(CompiledFn fn, const KernelSpec& spec, const Bindings& b
     const Scalar& s = b.scalars.at(k);
     bits.push_back(is_floating_point(spec.scalars[k]) ? std::bit_cast<std::int64_t>(s.to_double()) : s.to_long());
   }
+  for (int d = 0; d < spec.ndim; ++d)
+    if (spec.is_dynamic(d)) bits.push_back(spec.sizes[d]);
   for (std::size_t c = 0; c + 1 < cuts.size(); ++c) fn(cuts[c], cuts[c + 1], ptrs.data(), bits.data());
   return outs;
 }
@@ -215,7 +217,7 @@ std::string compare(const KernelSpec& spec, const std::vector<Buffer>& got, cons
   return report.str();
 }
 
-void check_kernel(const KernelSpec& spec, const Bindings& b, const std::string& label) {
+bool check_compiled(CompiledFn fn, const KernelSpec& spec, const Bindings& b, const std::string& label) {
   const std::int64_t n = spec.numel();
   const std::vector<Buffer> want = evaluate(spec, b);
   std::vector<std::vector<std::int64_t>> splits = {{0, n}, {0, std::min<std::int64_t>(37, n), n}};
@@ -224,24 +226,27 @@ void check_kernel(const KernelSpec& spec, const Bindings& b, const std::string& 
   while (ragged.back() < n)
     ragged.push_back(std::min<std::int64_t>(n, ragged.back() + std::uniform_int_distribution<std::int64_t>(1, 70)(rng)));
   splits.push_back(ragged);
+  for (const auto& cuts : splits) {
+    const std::string mismatch = compare(spec, run(fn, spec, b, cuts), want);
+    if (!mismatch.empty()) {
+      ADD_FAILURE() << label << ", " << cuts.size() - 1 << " piece(s):\n" << mismatch << spec.to_string();
+      return false;
+    }
+  }
+  const std::int64_t first = n / 3, last = n - n / 4;  // a piece starting and ending mid-row
+  const std::string mismatch = compare(spec, run(fn, spec, b, {first, last}), evaluate(spec, b, first, last));
+  if (!mismatch.empty()) {
+    ADD_FAILURE() << label << ", the piece [" << first << ", " << last << ") alone:\n" << mismatch << spec.to_string();
+    return false;
+  }
+  return true;
+}
+
+void check_kernel(const KernelSpec& spec, const Bindings& b, const std::string& label) {
   for (int level : {1, 3}) {
     const CompiledKernel kernel = OrcSession::instance().compile(spec, CompileOptions{level});
     ASSERT_NE(kernel.fn, nullptr);
-    for (const auto& cuts : splits) {
-      const std::string mismatch = compare(spec, run(kernel.fn, spec, b, cuts), want);
-      if (!mismatch.empty()) {
-        ADD_FAILURE() << label << " at O" << level << ", " << cuts.size() - 1 << " piece(s):\n"
-                      << mismatch << spec.to_string();
-        return;
-      }
-    }
-    const std::int64_t first = n / 3, last = n - n / 4;  // a piece starting and ending mid-row
-    const std::string mismatch = compare(spec, run(kernel.fn, spec, b, {first, last}), evaluate(spec, b, first, last));
-    if (!mismatch.empty()) {
-      ADD_FAILURE() << label << " at O" << level << ", the piece [" << first << ", " << last << ") alone:\n"
-                    << mismatch << spec.to_string();
-      return;
-    }
+    if (!check_compiled(kernel.fn, spec, b, label + " at O" + std::to_string(level))) return;
   }
 }
 

@@ -92,7 +92,8 @@ std::int64_t extent(const KernelSpec& spec, const KernelOperand& operand);
 std::vector<Buffer> evaluate(const KernelSpec& spec, const Bindings& b, std::int64_t begin = 0, std::int64_t end = -1);
 
 /// Runs `fn` over [0, numel) in the pieces `cuts` delimits (each piece a
-/// separate call, as parallel_for chunks) into fresh output buffers.
+/// separate call, as parallel_for chunks) into fresh output buffers. The
+/// sizes of `spec`'s dynamic dims are passed after its scalars.
 std::vector<Buffer> run(CompiledFn fn, const KernelSpec& spec, const Bindings& b,
                         const std::vector<std::int64_t>& cuts);
 
@@ -102,10 +103,14 @@ bool has_transcendental(const KernelSpec& spec);
 /// Compares outputs as documented above; returns "" or the first mismatches.
 std::string compare(const KernelSpec& spec, const std::vector<Buffer>& got, const std::vector<Buffer>& want);
 
-/// Compiles `spec` at O1 and O3 and checks each against the evaluator over
-/// the whole range, over [0, 37) + [37, n), over a ragged split into many
-/// pieces, and over one piece from the middle alone (nothing outside it may
-/// be written). Fails the current test (gtest) with the spec on mismatch.
+/// Checks `fn` (compiled from `spec`, or from a spec of the same key) against
+/// the evaluator over the whole range, over [0, 37) + [37, n), over a ragged
+/// split into many pieces, and over one piece from the middle alone (nothing
+/// outside it may be written). On mismatch, fails the current test (gtest)
+/// with the spec and returns false.
+bool check_compiled(CompiledFn fn, const KernelSpec& spec, const Bindings& b, const std::string& label);
+
+/// Compiles `spec` at O1 and O3 and check_compiled()s each.
 void check_kernel(const KernelSpec& spec, const Bindings& b, const std::string& label);
 void check_kernel(const KernelSpec& spec, const std::string& label);
 

@@ -186,29 +186,33 @@ TEST(CodegenSession, KeyCoversEveryFieldAndOnlyThem) {
 }
 
 // KILN_DUMP writes each stage; the optimized GELU calls libmvec's widest
-// variant the host has, on vectors of that width.
+// variant the host has, on vectors of that width, whether its length is a
+// constant or read at run time (a dynamic dim).
 TEST(CodegenSession, DumpsShowLibmvecVectorization) {
   const auto dir = std::filesystem::temp_directory_path() / ("kiln_dump_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   ::setenv("KILN_DUMP", "spec,ir,opt,asm", 1);
   ::setenv("KILN_DUMP_DIR", dir.c_str(), 1);
-  const KernelSpec spec = gelu_spec(4096);
-  orc().compile(spec, {3});
-  ::unsetenv("KILN_DUMP");
-  ::unsetenv("KILN_DUMP_DIR");
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(spec.key()));
-  auto stage = [&](const char* name) { return read_file(dir / ("kiln_" + std::string(hex) + "_" + name + ".txt")); };
-  EXPECT_NE(stage("spec").find("gelu"), std::string::npos);
-  EXPECT_NE(stage("ir").find("call float @tanhf"), std::string::npos);
-  const std::string opt = stage("opt");
+  KernelSpec dynamic = gelu_spec(4096);
+  dynamic.dynamic_dims = 1;
   const std::string features = orc().host_features();
   std::string variant = "_ZGVbN4v_tanhf", vector = "<4 x float>";
   if (features.find("+avx2") != std::string::npos) variant = "_ZGVdN8v_tanhf", vector = "<8 x float>";
   if (features.find("+avx512f") != std::string::npos) variant = "_ZGVeN16v_tanhf", vector = "<16 x float>";
-  EXPECT_NE(opt.find(variant), std::string::npos) << opt;
-  EXPECT_NE(opt.find(vector), std::string::npos);
-  EXPECT_NE(stage("asm").find(variant), std::string::npos);
+  for (const KernelSpec& spec : {gelu_spec(4096), dynamic}) {
+    orc().compile(spec, {3});
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(spec.key()));
+    auto stage = [&](const char* name) { return read_file(dir / ("kiln_" + std::string(hex) + "_" + name + ".txt")); };
+    EXPECT_NE(stage("spec").find("gelu"), std::string::npos);
+    EXPECT_NE(stage("ir").find("call float @tanhf"), std::string::npos);
+    const std::string opt = stage("opt");
+    EXPECT_NE(opt.find(variant), std::string::npos) << opt;
+    EXPECT_NE(opt.find(vector), std::string::npos);
+    EXPECT_NE(stage("asm").find(variant), std::string::npos);
+  }
+  ::unsetenv("KILN_DUMP");
+  ::unsetenv("KILN_DUMP_DIR");
   std::filesystem::remove_all(dir);
   EXPECT_FALSE(orc().host_cpu().empty());
 }

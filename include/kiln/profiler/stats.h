@@ -42,6 +42,7 @@ struct JitStats {
   std::uint64_t disk_cache_writes = 0;
   std::uint64_t group_runs_compiled = 0;     // fused groups run by compiled code (tier 1)
   std::uint64_t group_runs_interpreted = 0;  // fused groups run op by op (tier 0)
+  std::uint64_t dynamic_compiles = 0;        // kernels compiled with run-time sizes (shapes that vary)
   double compile_ms_p50 = 0, compile_ms_p90 = 0, compile_ms_max = 0;
   double disk_load_ms_p50 = 0;
   std::vector<std::string> recent_failures;  // why compiles failed, newest last
