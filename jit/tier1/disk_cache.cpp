@@ -25,7 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'O', 'B', 'J', '1'};
+constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'O', 'B', 'J', '2'};
 
 struct Header {
   char magic[8];
@@ -33,6 +33,7 @@ struct Header {
   std::uint64_t env;
   std::uint64_t payload_bytes;
   std::uint64_t checksum;
+  std::uint64_t opt_level;
 };
 
 std::atomic<std::uint64_t> g_limit{[] {
@@ -77,6 +78,20 @@ void evict_to_limit(const fs::path& dir) {
 
 }  // namespace
 
+bool disk_cache_has(std::uint64_t key) {
+  // Whether there is anything at all is decided once, so a program with an
+  // empty cache never pays for starting LLVM to compute the file names.
+  static const bool any = [] {
+    std::error_code ec;
+    return !disk_cache_dir().empty() && fs::is_directory(disk_cache_dir(), ec) &&
+           !fs::is_empty(disk_cache_dir(), ec);
+  }();
+  if (!any) return false;
+  static const std::uint64_t env = environment_hash(OrcSession::instance());
+  std::error_code ec;
+  return fs::exists(file_for(key, env), ec);
+}
+
 std::string disk_cache_dir() {
   // Never destroyed: a compile task may still ask while the process exits.
   static const std::string& dir = *new std::string([] {
@@ -90,13 +105,13 @@ std::string disk_cache_dir() {
 
 void set_disk_cache_limit(std::uint64_t bytes) { g_limit.store(bytes); }
 
-CompiledFn disk_cache_load(std::uint64_t key, OrcSession& orc) {
-  if (disk_cache_dir().empty()) return nullptr;
+CachedKernel disk_cache_load(std::uint64_t key, OrcSession& orc) {
+  if (disk_cache_dir().empty()) return {};
   const auto start = std::chrono::steady_clock::now();
   std::uint64_t env = environment_hash(orc);
   fs::path path = file_for(key, env);
   std::ifstream in(path, std::ios::binary);
-  if (!in) return nullptr;
+  if (!in) return {};
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   in.close();
   Header h;
@@ -105,7 +120,8 @@ CompiledFn disk_cache_load(std::uint64_t key, OrcSession& orc) {
     std::memcpy(&h, bytes.data(), sizeof h);
     std::string_view payload(bytes.data() + sizeof h, bytes.size() - sizeof h);
     valid = std::memcmp(h.magic, kMagic, sizeof kMagic) == 0 && h.key == key && h.env == env &&
-            h.payload_bytes == payload.size() && h.checksum == XXH3_64bits(payload.data(), payload.size());
+            h.payload_bytes == payload.size() && h.checksum == XXH3_64bits(payload.data(), payload.size()) &&
+            (h.opt_level == 1 || h.opt_level == 3);
     if (valid) {
       try {
         CompiledFn fn = orc.load_object(key, payload);
@@ -114,7 +130,7 @@ CompiledFn disk_cache_load(std::uint64_t key, OrcSession& orc) {
         profiler::count(profiler::JitEvent::DiskCacheHit);
         profiler::record_disk_load_ms(
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-        return fn;
+        return {fn, static_cast<int>(h.opt_level)};
       } catch (const std::exception& e) {
         profiler::record_failure(std::string("disk cache object rejected: ") + e.what());
       }
@@ -123,10 +139,10 @@ CompiledFn disk_cache_load(std::uint64_t key, OrcSession& orc) {
   // Not ours, truncated or corrupted: drop it; the next compile writes a good one.
   std::error_code ignored;
   fs::remove(path, ignored);
-  return nullptr;
+  return {};
 }
 
-void disk_cache_store(std::uint64_t key, OrcSession& orc) {
+void disk_cache_store(std::uint64_t key, int opt_level, OrcSession& orc) {
   if (disk_cache_dir().empty()) return;
   try {
     std::string object = orc.object_for(key);
@@ -140,6 +156,7 @@ void disk_cache_store(std::uint64_t key, OrcSession& orc) {
     h.env = env;
     h.payload_bytes = object.size();
     h.checksum = XXH3_64bits(object.data(), object.size());
+    h.opt_level = static_cast<std::uint64_t>(opt_level);
     // Unique temporary name in the same directory, then an atomic rename.
     std::random_device rd;
     fs::path tmp = path;

@@ -18,10 +18,20 @@ namespace kiln::jit {
 
 class OrcSession;
 
-/// The compiled kernel of `key` from disk, or null (also when disabled or on any mismatch).
-CompiledFn disk_cache_load(std::uint64_t key, OrcSession& orc);
-/// Writes the object of the last compile of `key`; failures are counted, never thrown.
-void disk_cache_store(std::uint64_t key, OrcSession& orc);
+struct CachedKernel {
+  CompiledFn fn = nullptr;  // null: not on disk (or disabled, or any mismatch)
+  int opt_level = 0;        // the level it was compiled at
+};
+
+/// The compiled kernel of `key` from disk.
+CachedKernel disk_cache_load(std::uint64_t key, OrcSession& orc);
+/// Writes the object of the last compile of `key` (made at `opt_level`);
+/// failures are counted, never thrown.
+void disk_cache_store(std::uint64_t key, int opt_level, OrcSession& orc);
+
+/// True when a file for `key` is on disk (not yet validated: loading checks it).
+/// Cheap when the cache directory is empty or off: then the JIT is not even started.
+bool disk_cache_has(std::uint64_t key);
 
 /// The directory in use ("" when the cache is off: KILN_CACHE_DIR=off).
 std::string disk_cache_dir();

@@ -47,6 +47,8 @@ class KernelCache {
   static KernelCache& instance();
   std::shared_ptr<KernelEntry> find_or_add(const KernelSpec& spec, bool* existed);
   std::size_t size();
+  /// True when the kernel of `key` has published code.
+  bool is_compiled(std::uint64_t key);
 
  private:
   std::mutex mu_;

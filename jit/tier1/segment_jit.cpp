@@ -7,6 +7,7 @@
 
 #include "jit/kernels/parallel.h"
 #include "jit/tier1/config.h"
+#include "jit/tier1/disk_cache.h"
 #include "profiler/jit_counters.h"
 
 namespace kiln::jit {
@@ -52,11 +53,11 @@ bool is_hot(std::int64_t runs, std::int64_t t0_ns) {
   return static_cast<double>(t0_ns) / 1e6 >= kCompileEstimateMs;
 }
 
-void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>& needed, bool dynamic) {
+void plan(SegmentJit& s, const trace::Segment& segment, std::vector<FusedGroup> groups, bool dynamic) {
   std::lock_guard lock(s.mu);
   if (s.planned.load()) return;
   s.dynamic = dynamic;
-  s.groups = partition(segment, needed);
+  s.groups = std::move(groups);
   s.group_of.assign(segment.nodes.size(), -1);
   s.value_count = segment.values.size();
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
@@ -77,6 +78,16 @@ void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>&
     }
   }
   s.planned.store(true, std::memory_order_release);
+}
+
+// A key seen for the first time whose every kernel is compiled already --
+// in memory, or on disk from an earlier run of the program -- starts
+// compiled at once: its first run is already on tier 1.
+bool warm_start(const std::vector<FusedGroup>& groups) {
+  if (groups.empty()) return false;
+  for (const FusedGroup& g : groups)
+    if (!KernelCache::instance().is_compiled(g.spec.key()) && !disk_cache_has(g.spec.key())) return false;
+  return true;
 }
 
 double ns_per_elem(std::int64_t ns, std::int64_t elements) {
@@ -114,7 +125,9 @@ SegmentJit* jit_for(const trace::Segment& segment, const std::vector<bool>& need
   std::int64_t runs = s.runs.fetch_add(1) + 1;
   if (!s.planned.load(std::memory_order_acquire)) {
     if (is_hot(runs, s.t0_ns.load())) {
-      plan(s, segment, needed, false);
+      plan(s, segment, partition(segment, needed), false);
+    } else if (std::vector<FusedGroup> groups; runs == 1 && warm_start(groups = partition(segment, needed))) {
+      plan(s, segment, std::move(groups), false);
     } else {
       // Not hot alone: maybe as one size of a family whose sizes vary.
       ShapeFamily* f = s.family.load(std::memory_order_acquire);
@@ -123,7 +136,8 @@ SegmentJit* jit_for(const trace::Segment& segment, const std::vector<bool>& need
         s.family.store(f, std::memory_order_release);
       }
       std::int64_t family_runs = f->runs.fetch_add(1) + 1;
-      if (f->note(segment.key) && is_hot(family_runs, f->t0_ns.load())) plan(s, segment, needed, true);
+      if (f->note(segment.key) && is_hot(family_runs, f->t0_ns.load()))
+        plan(s, segment, partition(segment, needed), true);
     }
   }
   // Equal keys mean equal segments; a plan that does not fit (a hash
