@@ -9,13 +9,13 @@
 // 1 final multiply); tier 0 runs each as its own pass over memory, tier 1
 // fuses them into one pass that reads x and writes y (8 bytes per element).
 //
+//   BM_TimeToSteady16M    a fresh process: 100 iterations of a never-seen key,
+//                         JIT on, asynchronous compiles: does the compile stall
+//                         the user, when does compiled code (O1, then O3) take over?
 //   BM_Gelu16M/...        16M float32: tier 0, tier 1, hand loops, triad (GB/s)
 //   BM_Gelu16M_Ratios     the same five, interleaved round by round; ratios
 //   BM_Gelu64/...         64 elements: per-call overhead of each tier
 //   BM_Gelu64_Ratios      interleaved; ratio
-//   BM_TimeToSteady16M    first 100 iterations of a never-seen key, JIT on,
-//                         asynchronous compiles: does the compile stall the user,
-//                         when does compiled code (O1, then O3) take over?
 //   BM_CompileLatency     20 distinct chains compiled: stats().jit.compile_ms_*
 //   BM_DiskCacheLoad      a second process with the same KILN_CACHE_DIR loads
 //                         those 20 kernels from disk: disk_load_ms_p50
@@ -39,6 +39,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -293,6 +295,124 @@ void set_rate(benchmark::State& state, double bytes_per_iter) {
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes_per_iter * static_cast<double>(state.iterations())));
 }
 
+// ---- child processes ---------------------------------------------------------------
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+// Runs this program again as `<env> jit_bench <mode>` (its stderr goes to
+// ours) and parses the one line it prints: "name=value name=value ...".
+std::map<std::string, double> run_child(const std::string& env, const std::string& mode) {
+  const std::string exe = self_exe();
+  if (exe.empty()) die("cannot find /proc/self/exe");
+  const std::string cmd = env + " '" + exe + "' " + mode;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) die("popen failed: " + cmd);
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int rc = pclose(p);
+  std::map<std::string, double> r;
+  std::istringstream in(out);
+  std::string item;
+  while (in >> item) {
+    const auto eq = item.find('=');
+    if (eq != std::string::npos) r[item.substr(0, eq)] = std::strtod(item.c_str() + eq + 1, nullptr);
+  }
+  if (rc != 0 || r.empty()) die("child `" + cmd + "` failed (status " + std::to_string(rc) + "): " + out);
+  return r;
+}
+
+void put_counters(benchmark::State& state, const std::map<std::string, double>& values) {
+  for (const auto& [k, v] : values) state.counters[k] = v;
+}
+
+// ---- time to steady state ---------------------------------------------------------
+
+// A never-seen key, JIT on, compiles in the background: per-iteration times
+// against the tier-0 time of the same shape, in a fresh process with the
+// disk cache off (KILN_CACHE_DIR=off), as a program's first steps are: no
+// kernel of the same shape family, no disk object can make the key warm.
+// The first compile is at O1; the kernel is recompiled at O3 after 64
+// compiled runs and hot-swapped, so the loop runs 100 iterations to show
+// both. The child prints the table to stderr and a summary line to stdout.
+int time_to_steady_child() {
+  const std::int64_t n = kBig;
+  constexpr int kIters = 100, kShown = 30;
+  kiln::Tensor x = kiln::randn({n});
+  x.data_ptr<float>();
+  // Tier 0 reference on the same shape (JIT off: these runs do not count
+  // towards the key's hotness).
+  kiln::jit::set_enabled(false);
+  std::vector<double> ref;
+  for (int i = 0; i < 5; ++i) {
+    auto s = Clock::now();
+    run_chain(x);
+    ref.push_back(seconds_since(s));
+  }
+  const double t0 = median(ref);
+  kiln::jit::set_enabled(true);
+  const kiln::JitStats before = jit();
+  std::vector<double> ms(kIters);
+  std::vector<int> tier(kIters), swapped(kIters);
+  int first_compiled = -1, first_swap = -1;
+  for (int i = 0; i < kIters; ++i) {
+    const kiln::JitStats j0 = jit();
+    auto s = Clock::now();
+    run_chain(x);
+    ms[i] = seconds_since(s);
+    const kiln::JitStats j1 = jit();
+    tier[i] = j1.group_runs_compiled > j0.group_runs_compiled ? 1 : 0;
+    swapped[i] = j1.hot_swaps > j0.hot_swaps ? 1 : 0;  // O3 code published during this iteration
+    if (tier[i] && first_compiled < 0) first_compiled = i;
+    if (swapped[i] && first_swap < 0) first_swap = i;
+  }
+  const kiln::JitStats after = jit();
+  if (first_compiled == 0 || after.disk_cache_hits > before.disk_cache_hits)
+    std::fprintf(stderr, "time to steady state: WARNING: the key was not fresh (compiled from iteration %d, %llu disk hits)\n",
+                 first_compiled, static_cast<unsigned long long>(after.disk_cache_hits - before.disk_cache_hits));
+  double worst_first30 = 0;
+  for (int i = 0; i < kShown; ++i) worst_first30 = std::max(worst_first30, ms[i]);
+  const double worst = *std::max_element(ms.begin(), ms.end());
+  // Steady at O1: compiled iterations before the swap; at O3: the last 10.
+  std::vector<double> o1;
+  for (int i = 0; i < kIters; ++i)
+    if (tier[i] && (first_swap < 0 || i < first_swap)) o1.push_back(ms[i]);
+  const double steady_o1 = median(o1);
+  const double steady = median(std::vector<double>(ms.end() - 10, ms.end()));
+
+  std::fprintf(stderr, "\nTime to steady state: GELU chain on %lld elements, fresh process (fresh key, KILN_CACHE_DIR=off), "
+               "JIT on, async compile\n", static_cast<long long>(n));
+  std::fprintf(stderr, "tier-0 reference (JIT off, median of 5): %.2f ms\n", t0 * 1e3);
+  std::fprintf(stderr, "%5s %9s %9s %5s %5s\n", "iter", "ms", "/tier0", "tier", "swap");
+  for (int i = 0; i < kIters; ++i)
+    if (i < kShown || swapped[i] || i % 10 == 9 || (i > 0 && swapped[i - 1]))
+      std::fprintf(stderr, "%5d %9.2f %9.3f %5d %5s\n", i, ms[i] * 1e3, ms[i] / t0, tier[i], swapped[i] ? "O3" : "");
+  std::fprintf(stderr,
+               "first compiled iteration: %d; max iteration %.3fx tier 0 (first %d: %.3fx); O1 steady %.2f ms = %.3fx tier 0; "
+               "O3 swapped in at iteration %d; last 10 %.2f ms = %.3fx tier 0; compiles %llu\n\n",
+               first_compiled, worst / t0, kShown, worst_first30 / t0, steady_o1 * 1e3, steady_o1 / t0, first_swap, steady * 1e3,
+               steady / t0, static_cast<unsigned long long>(after.compiles_done - before.compiles_done));
+  std::printf("tier0_ms=%.6g max_iter_over_t0=%.6g max_iter_over_t0_first30=%.6g first_compiled_iter=%d o3_swap_iter=%d "
+              "o1_ms=%.6g o1_over_t0=%.6g steady_ms=%.6g steady_over_t0=%.6g compiles=%llu compile_ms_max=%.6g\n",
+              t0 * 1e3, worst / t0, worst_first30 / t0, first_compiled, first_swap, steady_o1 * 1e3, steady_o1 / t0, steady * 1e3,
+              steady / t0, static_cast<unsigned long long>(after.compiles_done - before.compiles_done), after.compile_ms_max);
+  return 0;
+}
+
+void BM_TimeToSteady16M(benchmark::State& state) {
+  std::map<std::string, double> r;
+  for (auto _ : state) {
+    r = run_child("KILN_CACHE_DIR=off", "--kiln-time-to-steady");
+    state.SetIterationTime(r["max_iter_over_t0"] * r["tier0_ms"] / 1e3);  // the slowest iteration
+  }
+  put_counters(state, r);
+}
+BENCHMARK(BM_TimeToSteady16M)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
 // ---- 16M: each variant on its own ---------------------------------------------
 
 void BM_Gelu16M_Tier0(benchmark::State& state) {
@@ -436,6 +556,7 @@ void BM_Gelu64_Tier1(benchmark::State& state) {
   const double it = static_cast<double>(state.iterations());
   state.counters["compiled_groups/iter"] = static_cast<double>(j1.group_runs_compiled - j0.group_runs_compiled) / it;
   state.counters["interp_groups/iter"] = static_cast<double>(j1.group_runs_interpreted - j0.group_runs_interpreted) / it;
+  state.counters["dynamic_compiles"] = static_cast<double>(j1.dynamic_compiles);  // so far in the process
 }
 BENCHMARK(BM_Gelu64_Tier1)->Name("BM_Gelu64/kiln_tier1")->Unit(benchmark::kMicrosecond)->UseRealTime();
 
@@ -463,105 +584,44 @@ void BM_Gelu64_Ratios(benchmark::State& state) {
 }
 BENCHMARK(BM_Gelu64_Ratios)->Iterations(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
-// ---- time to steady state ---------------------------------------------------------
-
-// A never-seen key, JIT on, compiles in the background: per-iteration times
-// against the tier-0 time of the same shape. The first compile is at O1; the
-// kernel is recompiled at O3 after 64 compiled runs and hot-swapped, so the
-// loop runs 100 iterations to show both. The table goes to stderr.
-void BM_TimeToSteady16M(benchmark::State& state) {
-  static int fresh = 0;  // a never-seen shape per call: a fresh segment key and kernel
-  const std::int64_t n = kBig + 4096 * (++fresh);
-  constexpr int kIters = 100, kShown = 30;
-  kiln::Tensor x = kiln::randn({n});
-  x.data_ptr<float>();
-  kiln::jit::wait_for_compiles();
-  // Tier 0 reference on the same shape (JIT off: these runs do not count
-  // towards the key's hotness).
-  kiln::jit::set_enabled(false);
-  std::vector<double> ref;
-  for (int i = 0; i < 5; ++i) {
-    auto s = Clock::now();
-    run_chain(x);
-    ref.push_back(seconds_since(s));
-  }
-  const double t0 = median(ref);
-  kiln::jit::set_enabled(true);
-  const kiln::JitStats before = jit();
-  std::vector<double> ms(kIters);
-  std::vector<int> tier(kIters), swapped(kIters);
-  int first_compiled = -1, first_swap = -1;
-  for (auto _ : state) {
-    for (int i = 0; i < kIters; ++i) {
-      const kiln::JitStats j0 = jit();
-      auto s = Clock::now();
-      run_chain(x);
-      ms[i] = seconds_since(s);
-      const kiln::JitStats j1 = jit();
-      tier[i] = j1.group_runs_compiled > j0.group_runs_compiled ? 1 : 0;
-      swapped[i] = j1.hot_swaps > j0.hot_swaps ? 1 : 0;  // O3 code published during this iteration
-      if (tier[i] && first_compiled < 0) first_compiled = i;
-      if (swapped[i] && first_swap < 0) first_swap = i;
-    }
-    state.SetIterationTime(*std::max_element(ms.begin(), ms.end()));
-  }
-  const kiln::JitStats after = jit();
-  double worst_first30 = 0;
-  for (int i = 0; i < kShown; ++i) worst_first30 = std::max(worst_first30, ms[i]);
-  const double worst = *std::max_element(ms.begin(), ms.end());
-  // Steady at O1: compiled iterations before the swap; at O3: the last 10.
-  std::vector<double> o1;
-  for (int i = 0; i < kIters; ++i)
-    if (tier[i] && (first_swap < 0 || i < first_swap)) o1.push_back(ms[i]);
-  const double steady_o1 = median(o1);
-  const double steady = median(std::vector<double>(ms.end() - 10, ms.end()));
-
-  std::fprintf(stderr, "\nTime to steady state: GELU chain on %lld elements (fresh key), JIT on, async compile\n",
-               static_cast<long long>(n));
-  std::fprintf(stderr, "tier-0 reference (JIT off, median of 5): %.2f ms\n", t0 * 1e3);
-  std::fprintf(stderr, "%5s %9s %9s %5s %5s\n", "iter", "ms", "/tier0", "tier", "swap");
-  for (int i = 0; i < kIters; ++i)
-    if (i < kShown || swapped[i] || i % 10 == 9 || (i > 0 && swapped[i - 1]))
-      std::fprintf(stderr, "%5d %9.2f %9.3f %5d %5s\n", i, ms[i] * 1e3, ms[i] / t0, tier[i], swapped[i] ? "O3" : "");
-  std::fprintf(stderr,
-               "first compiled iteration: %d; max iteration %.3fx tier 0 (first %d: %.3fx); O1 steady %.2f ms = %.3fx tier 0; "
-               "O3 swapped in at iteration %d; last 10 %.2f ms = %.3fx tier 0; compiles %llu, disk-cache hits %llu\n\n",
-               first_compiled, worst / t0, kShown, worst_first30 / t0, steady_o1 * 1e3, steady_o1 / t0, first_swap, steady * 1e3,
-               steady / t0, static_cast<unsigned long long>(after.compiles_done - before.compiles_done),
-               static_cast<unsigned long long>(after.disk_cache_hits - before.disk_cache_hits));
-
-  state.counters["tier0_ms"] = t0 * 1e3;
-  state.counters["max_iter_over_t0"] = worst / t0;
-  state.counters["max_iter_over_t0_first30"] = worst_first30 / t0;
-  state.counters["first_compiled_iter"] = first_compiled;
-  state.counters["o3_swap_iter"] = first_swap;
-  state.counters["o1_ms"] = steady_o1 * 1e3;
-  state.counters["steady_ms"] = steady * 1e3;
-  state.counters["steady_over_t0"] = steady / t0;
-  state.counters["compiles"] = static_cast<double>(after.compiles_done - before.compiles_done);
-  state.counters["disk_hits"] = static_cast<double>(after.disk_cache_hits - before.disk_cache_hits);
-}
-BENCHMARK(BM_TimeToSteady16M)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
-
 // ---- compile latency and the disk cache ------------------------------------------
 
-// 20 distinct kernels: the chain on 20 shapes (kernels are specialized on
-// shapes). The same shapes in every process, so that a second process with
-// the same KILN_CACHE_DIR finds them on disk.
+// 20 distinct kernels: 20 different 6-op elementwise chains (mixes of
+// scale, add x, multiply by x, tanh, sigmoid, relu) on one shape. Different
+// op mixes, not different shapes: shapes of one op mix form a shape family
+// and end up sharing one kernel. The same chains in every process, so that a
+// second process with the same KILN_CACHE_DIR finds them on disk.
 constexpr int kDistinct = 20;
-std::int64_t distinct_shape(int k) { return (256 << 10) + 64 * k; }
+constexpr std::int64_t kDistinctNumel = 256 << 10;
+
+kiln::Tensor distinct_chain(int k, const kiln::Tensor& x) {
+  int code = 37 * k + 11;  // 6 base-6 digits, distinct for every k < 1260
+  kiln::Tensor y = x;
+  for (int j = 0; j < 6; ++j, code /= 6) {
+    switch (code % 6) {
+      case 0: y = y * 0.75; break;
+      case 1: y = y + x; break;
+      case 2: y = kiln::tanh(y); break;
+      case 3: y = kiln::sigmoid(y); break;
+      case 4: y = y * x; break;
+      default: y = kiln::relu(y); break;
+    }
+  }
+  return y;
+}
 
 // Runs each distinct chain until it has run compiled once. A chain that is
 // hot has its compile requested; the loop waits for it (nothing else runs).
 void compile_distinct_chains() {
   kiln::jit::set_enabled(true);
+  kiln::Tensor x = kiln::randn({kDistinctNumel});
+  x.data_ptr<float>();
   for (int k = 0; k < kDistinct; ++k) {
-    kiln::Tensor x = kiln::randn({distinct_shape(k)});
-    x.data_ptr<float>();
     const std::uint64_t c0 = jit().group_runs_compiled;
     const auto start = Clock::now();
     while (jit().group_runs_compiled == c0) {
-      run_chain(x);
+      kiln::Tensor y = distinct_chain(k, x);
+      benchmark::DoNotOptimize(y.data_ptr<float>());
       kiln::jit::wait_for_compiles();
       if (seconds_since(start) > 60) die("distinct chain " + std::to_string(k) + " never ran compiled; JIT failures:" + failures());
     }
@@ -597,16 +657,10 @@ int disk_probe() {
   compile_distinct_chains();
   const double wall = seconds_since(start);
   const kiln::JitStats j = jit();
-  std::printf("disk_cache_hits=%llu compiles_done=%llu disk_load_ms_p50=%.6f wall_ms=%.3f\n",
+  std::printf("disk_hits=%llu compiles_in_child=%llu disk_load_ms_p50=%.6f child_20_chains_ms=%.3f\n",
               static_cast<unsigned long long>(j.disk_cache_hits), static_cast<unsigned long long>(j.compiles_done),
               j.disk_load_ms_p50, wall * 1e3);
   return 0;
-}
-
-std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.string();
 }
 
 void BM_DiskCacheLoad(benchmark::State& state) {
@@ -617,31 +671,12 @@ void BM_DiskCacheLoad(benchmark::State& state) {
   }
   compile_distinct_chains();  // no-op when BM_CompileLatency ran; else compiles and writes them
   kiln::jit::wait_for_compiles();
-  const std::string exe = self_exe();
-  if (exe.empty()) {
-    state.SkipWithError("cannot find /proc/self/exe");
-    return;
-  }
-  unsigned long long hits = 0, compiles = 0;
-  double load_ms = 0, wall_ms = 0;
+  std::map<std::string, double> r;
   for (auto _ : state) {
-    // The child inherits KILN_CACHE_DIR (set in main when the user did not).
-    const std::string cmd = "'" + exe + "' --kiln-disk-probe";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) die("popen failed: " + cmd);
-    char line[512] = {};
-    const bool got = std::fgets(line, sizeof line, p) != nullptr;
-    const int rc = pclose(p);
-    if (!got || rc != 0 ||
-        std::sscanf(line, "disk_cache_hits=%llu compiles_done=%llu disk_load_ms_p50=%lf wall_ms=%lf", &hits, &compiles, &load_ms,
-                    &wall_ms) != 4)
-      die("disk probe failed (exit " + std::to_string(rc) + "): " + line);
-    state.SetIterationTime(wall_ms / 1e3);
+    r = run_child("", "--kiln-disk-probe");  // inherits KILN_CACHE_DIR (set in main when the user did not)
+    state.SetIterationTime(r["child_20_chains_ms"] / 1e3);
   }
-  state.counters["disk_hits"] = static_cast<double>(hits);
-  state.counters["compiles_in_child"] = static_cast<double>(compiles);
-  state.counters["disk_load_ms_p50"] = load_ms;
-  state.counters["child_20_chains_ms"] = wall_ms;
+  put_counters(state, r);
 }
 BENCHMARK(BM_DiskCacheLoad)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
@@ -672,9 +707,10 @@ void choose_cache_dir() {
 
 }  // namespace
 
-// BENCHMARK_MAIN(), plus the disk-cache probe mode that BM_DiskCacheLoad runs.
+// BENCHMARK_MAIN(), plus the child modes of BM_TimeToSteady16M and BM_DiskCacheLoad.
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--kiln-disk-probe") == 0) return disk_probe();
+  if (argc == 2 && std::strcmp(argv[1], "--kiln-time-to-steady") == 0) return time_to_steady_child();
   choose_cache_dir();
   benchmark::AddCustomContext("kiln_threads", std::to_string(threads()));
   benchmark::AddCustomContext("hand_loop_vector_tanh", vec_tanh().name);

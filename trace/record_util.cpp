@@ -2,18 +2,19 @@
 
 #include <kiln/error.h>
 
+#include "trace/object_pool.h"
 #include "trace/trace_buffer.h"
 
 namespace kiln::trace {
 
 TensorRef fresh_output(IntArrayRef shape, ScalarType dtype, const char* op) {
-  auto t = std::make_shared<TensorImpl>();
+  auto t = make_pooled<TensorImpl>();
   t->geo = Geometry::contiguous(shape, op);
   t->dtype = dtype;
   std::size_t bytes = 0;
   if (__builtin_mul_overflow(static_cast<std::size_t>(t->geo.numel()), element_size(dtype), &bytes))
     throw ShapeError(detail::cat("[", op, "] shape ", shape, " of ", dtype, " does not fit in memory"));
-  t->storage = std::make_shared<Storage>(bytes);
+  t->storage = make_pooled<Storage>(bytes);
   return t;
 }
 

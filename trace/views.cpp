@@ -4,6 +4,7 @@
 
 #include <kiln/error.h>
 
+#include "trace/object_pool.h"
 #include "trace/record.h"
 
 namespace kiln::trace {
@@ -52,7 +53,7 @@ std::optional<Geometry> restride(const Geometry& g, IntArrayRef shape) {
 }  // namespace
 
 TensorRef alias(const TensorImpl& x, const Geometry& g) {
-  auto out = std::make_shared<TensorImpl>();
+  auto out = make_pooled<TensorImpl>();
   out->storage = x.storage;
   out->geo = g;
   out->dtype = x.dtype;
