@@ -53,9 +53,26 @@ void set_trace_limit(std::int64_t ops) {
 
 std::int64_t trace_limit() { return limit_slot().load(std::memory_order_relaxed); }
 
+namespace {
+// The calling thread's buffer, reached on every recorded op: an
+// initial-exec pointer costs one instruction where a function-local
+// thread_local object costs a __tls_get_addr call and a guard check.
+thread_local TraceBuffer* this_thread_buffer __attribute__((tls_model("initial-exec"))) = nullptr;
+
+TraceBuffer& create_this_thread_buffer() {
+  struct Owner {
+    TraceBuffer buffer;
+    ~Owner() { this_thread_buffer = nullptr; }
+  };
+  thread_local Owner owner;  // destroyed (and flushed) at thread exit
+  this_thread_buffer = &owner.buffer;
+  return owner.buffer;
+}
+}  // namespace
+
 TraceBuffer& TraceBuffer::current() {
-  thread_local TraceBuffer buffer;
-  return buffer;
+  if (TraceBuffer* b = this_thread_buffer) return *b;
+  return create_this_thread_buffer();
 }
 
 TraceBuffer::TraceBuffer() : serial_(next_serial.fetch_add(1)), key_(kKeySeed) {

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <thread>
+
+#include <unistd.h>
 #include <vector>
 
 #include <kiln/kiln.h>
@@ -30,13 +32,16 @@ TEST(AsyncCompile, ManyKeysCompileWhileTheirThreadsRunThem) {
   kiln::jit::set_compile_sync(false);
   kiln::jit::set_hot_threshold(1);
   const std::uint64_t before = kiln::stats().jit.compiles_requested;
+  // Sizes no earlier run used, so the kernels really compile now rather
+  // than load from the on-disk cache an earlier run of this test filled.
+  const std::int64_t base_size = 1000 + (::getpid() % 100000) * 7;
   std::vector<std::thread> threads;
   std::vector<int> errors(3, 0);
   for (int t = 0; t < 3; ++t) {
-    threads.emplace_back([t, &errors] {
+    threads.emplace_back([t, base_size, &errors] {
       for (int iter = 0; iter < 40; ++iter) {
         int variant = (iter + t) % 6;
-        std::int64_t n = 1000 + 17 * variant;
+        std::int64_t n = base_size + 17 * variant;
         float got = run_chain(n, variant);
         if (std::abs(got - expected(n, variant)) > 1e-3f * std::abs(expected(n, variant))) ++errors[t];
       }
