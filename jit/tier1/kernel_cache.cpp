@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
+#include <functional>
 #include <cstdio>
 
 #include <tbb/task_arena.h>
@@ -62,19 +64,17 @@ class CompileQueue {
     return *q;
   }
 
-  template <class Job>
-  void submit(Job job) {
+  void submit(std::function<void()> job) {
     {
       std::lock_guard lock(mu_);
+      jobs_.push_back(std::move(job));
       ++pending_;
     }
     profiler::add_in_flight(1);
-    arena_.enqueue([this, job = std::move(job)] {
-      job();
-      profiler::add_in_flight(-1);
-      std::lock_guard lock(mu_);
-      if (--pending_ == 0) idle_.notify_all();
-    });
+    // The task carries no data: the job travels through jobs_ under mu_, a
+    // hand-off every tool sees (Debian's TBB is not built for TSan, so one
+    // through TBB's own queue looks like a race to it).
+    arena_.enqueue([] { instance().run_one(); });
   }
 
   void wait() {
@@ -83,11 +83,25 @@ class CompileQueue {
   }
 
  private:
+  void run_one() {
+    std::function<void()> job;
+    {
+      std::lock_guard lock(mu_);
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    job();
+    profiler::add_in_flight(-1);
+    std::lock_guard lock(mu_);
+    if (--pending_ == 0) idle_.notify_all();
+  }
+
   // One slot, none reserved for the calling thread: a TBB worker runs the
   // jobs, so enqueue() returns at once and the user thread never waits.
   tbb::task_arena arena_{1, 0};
   std::mutex mu_;
   std::condition_variable idle_;
+  std::deque<std::function<void()>> jobs_;
   std::int64_t pending_ = 0;
 };
 
