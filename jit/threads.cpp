@@ -1,5 +1,6 @@
 #include "jit/threads.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
@@ -25,6 +26,7 @@ struct ThreadLimit {
   int threads = 0;
   std::unique_ptr<tbb::global_control> control;
   std::shared_ptr<tbb::task_arena> arena;
+  std::atomic<int> threads_seen{0};  // `threads`, readable without the mutex
 
   void set(int n) {
     control.reset();  // one control at a time: TBB obeys the most restrictive
@@ -32,6 +34,7 @@ struct ThreadLimit {
                                                     static_cast<std::size_t>(n + kCompileThreads));
     arena = std::make_shared<tbb::task_arena>(n);
     threads = n;
+    threads_seen.store(n, std::memory_order_release);
   }
 };
 
@@ -68,9 +71,13 @@ std::shared_ptr<tbb::task_arena> kernel_arena() {
 }
 
 int num_threads() {
+  // Asked by every parallel kernel: read without the lock once known.
+  static std::atomic<int> known{0};
+  if (int n = known.load(std::memory_order_acquire); n > 0 && n == limit().threads_seen.load()) return n;
   ThreadLimit& l = limit();
   std::lock_guard lock(l.mutex);
   if (l.threads == 0) l.set(threads_from_environment());  // first use, unless set_num_threads came first
+  known.store(l.threads, std::memory_order_release);
   return l.threads;
 }
 
