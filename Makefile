@@ -59,13 +59,13 @@ test-tsan: deps
 
 # Runs every benchmark program of a Release build; results in bench/results/
 # (<name>.json for tools, <name>.txt the console output). OpenBLAS is the
-# reference of gemm_bench (scripts/install-bench-deps.sh); the build is
+# reference of gemm_bench (scripts/install-deps.sh libopenblas-dev); the build is
 # (re)configured as Release so that it finds OpenBLAS installed since, and
 # only the benchmark programs (target `benches`) are built. The
 # benchmarks run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset: a
 # CORETYPE forced on some machines halves OpenBLAS's sgemm. See bench/README.md.
 bench: deps
-	@bash scripts/install-bench-deps.sh
+	@bash scripts/install-deps.sh libopenblas-dev
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCH=ON
 	$(CMAKE) --build $(BUILD) -j$(JOBS) --target benches
 	@mkdir -p $(BENCH_OUT)

@@ -29,22 +29,14 @@
 
 #include <kiln/kiln.h>
 
+#include "bench_util.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-[[noreturn]] void die(const std::string& what) {
-  std::fprintf(stderr, "\ngemm_bench: FATAL: %s\n", what.c_str());
-  std::fflush(stderr);
-  std::abort();
-}
 
 // OpenBLAS's idle threads spin for tens of milliseconds after a call, and
 // TBB's briefly: before timing one library right after the other, let the

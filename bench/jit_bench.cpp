@@ -24,11 +24,6 @@
 // directory (removed at exit), so every compile it reports is a real one.
 #include <benchmark/benchmark.h>
 
-#include <dlfcn.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/partitioner.h>
-#include <tbb/task_arena.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -46,6 +41,9 @@
 
 #include <kiln/kiln.h>
 
+#include "bench_util.h"
+#include "gelu_variants.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -57,130 +55,7 @@ constexpr int kChainOps = 9;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
-[[noreturn]] void die(const std::string& what) {
-  std::fprintf(stderr, "\njit_bench: FATAL: %s\n", what.c_str());
-  std::fflush(stderr);
-  std::abort();
-}
-
-// ---- the chain, in kiln and by hand ----------------------------------------
-
-kiln::Tensor gelu_chain(const kiln::Tensor& x) {
-  return 0.5 * x * (1 + kiln::tanh(0.7978845608 * (x + 0.044715 * x * x * x)));
-}
-
-// Runs the chain and materializes the result (the segment runs here).
-void run_chain(const kiln::Tensor& x) {
-  kiln::Tensor y = gelu_chain(x);
-  benchmark::DoNotOptimize(y.data_ptr<float>());
-}
-
-int threads() { return kiln::get_num_threads(); }
-
-// The hand loops and the triad run on as many threads as kiln's kernels.
-tbb::task_arena& arena() {
-  static tbb::task_arena a(threads());
-  return a;
-}
-
-template <class F>
-void parallel(std::int64_t n, F f) {
-  arena().execute([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<std::int64_t>(0, n, std::max<std::int64_t>(1, n / threads())),
-        [&](const tbb::blocked_range<std::int64_t>& r) { f(r.begin(), r.end()); }, tbb::static_partitioner());
-  });
-}
-
-inline float gelu_scalar(float x) {
-  return 0.5f * x * (1.f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
-}
-
-void hand_scalar(const float* x, float* y, std::int64_t n) {
-  parallel(n, [=](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = b; i < e; ++i) y[i] = gelu_scalar(x[i]);
-  });
-}
-
-// The same loop with glibc's vector tanhf (libmvec), which GCC only uses by
-// itself under -ffast-math: the bar DESIGN.md sets for fused kernels.
-typedef float v16sf __attribute__((vector_size(64)));
-typedef float v8sf __attribute__((vector_size(32)));
-using Tanh16 = v16sf (*)(v16sf);
-using Tanh8 = v8sf (*)(v8sf);
-
-struct VecTanh {
-  Tanh16 f16 = nullptr;  // _ZGVeN16v_tanhf, AVX-512
-  Tanh8 f8 = nullptr;    // _ZGVdN8v_tanhf, AVX2
-  const char* name = "none";
-};
-
-const VecTanh& vec_tanh() {
-  static const VecTanh v = [] {
-    VecTanh r;
-    void* lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return r;
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-      if (void* s = dlsym(lib, "_ZGVeN16v_tanhf")) {
-        r.f16 = reinterpret_cast<Tanh16>(s);
-        r.name = "libmvec _ZGVeN16v_tanhf (AVX-512)";
-        return r;
-      }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-      if (void* s = dlsym(lib, "_ZGVdN8v_tanhf")) {
-        r.f8 = reinterpret_cast<Tanh8>(s);
-        r.name = "libmvec _ZGVdN8v_tanhf (AVX2)";
-      }
-    return r;
-  }();
-  return v;
-}
-
-__attribute__((target("avx512f"))) void gelu_mvec16(const float* x, float* y, std::int64_t b, std::int64_t e, Tanh16 th) {
-  std::int64_t i = b;
-  for (; i + 16 <= e; i += 16) {
-    v16sf v;
-    std::memcpy(&v, x + i, sizeof v);
-    v16sf t = th(0.7978845608f * (v + 0.044715f * v * v * v));
-    v16sf r = 0.5f * v * (1.f + t);
-    std::memcpy(y + i, &r, sizeof r);
-  }
-  for (; i < e; ++i) y[i] = gelu_scalar(x[i]);
-}
-
-__attribute__((target("avx2,fma"))) void gelu_mvec8(const float* x, float* y, std::int64_t b, std::int64_t e, Tanh8 th) {
-  std::int64_t i = b;
-  for (; i + 8 <= e; i += 8) {
-    v8sf v;
-    std::memcpy(&v, x + i, sizeof v);
-    v8sf t = th(0.7978845608f * (v + 0.044715f * v * v * v));
-    v8sf r = 0.5f * v * (1.f + t);
-    std::memcpy(y + i, &r, sizeof r);
-  }
-  for (; i < e; ++i) y[i] = gelu_scalar(x[i]);
-}
-
-bool have_mvec() { return vec_tanh().f16 || vec_tanh().f8; }
-
-void hand_mvec(const float* x, float* y, std::int64_t n) {
-  const VecTanh& v = vec_tanh();
-  parallel(n, [=](std::int64_t b, std::int64_t e) {
-    if (v.f16) gelu_mvec16(x, y, b, e, v.f16);
-    else gelu_mvec8(x, y, b, e, v.f8);
-  });
-}
-
-void triad(float* a, const float* b, const float* c, float s, std::int64_t n) {
-  parallel(n, [=](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
-  });
-}
 
 // ---- JIT state --------------------------------------------------------------
 
@@ -293,41 +168,6 @@ kiln::Tensor& small() {
 
 void set_rate(benchmark::State& state, double bytes_per_iter) {
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes_per_iter * static_cast<double>(state.iterations())));
-}
-
-// ---- child processes ---------------------------------------------------------------
-
-std::string self_exe() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.string();
-}
-
-// Runs this program again as `<env> jit_bench <mode>` (its stderr goes to
-// ours) and parses the one line it prints: "name=value name=value ...".
-std::map<std::string, double> run_child(const std::string& env, const std::string& mode) {
-  const std::string exe = self_exe();
-  if (exe.empty()) die("cannot find /proc/self/exe");
-  const std::string cmd = env + " '" + exe + "' " + mode;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) die("popen failed: " + cmd);
-  std::string out;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int rc = pclose(p);
-  std::map<std::string, double> r;
-  std::istringstream in(out);
-  std::string item;
-  while (in >> item) {
-    const auto eq = item.find('=');
-    if (eq != std::string::npos) r[item.substr(0, eq)] = std::strtod(item.c_str() + eq + 1, nullptr);
-  }
-  if (rc != 0 || r.empty()) die("child `" + cmd + "` failed (status " + std::to_string(rc) + "): " + out);
-  return r;
-}
-
-void put_counters(benchmark::State& state, const std::map<std::string, double>& values) {
-  for (const auto& [k, v] : values) state.counters[k] = v;
 }
 
 // ---- time to steady state ---------------------------------------------------------

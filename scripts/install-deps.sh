@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what kiln needs to build and test on Debian 12 (bookworm), and nothing
-# else. Idempotent: when every package is already installed it does nothing.
+# else; with arguments, those packages instead (`make bench` adds OpenBLAS, the
+# peer of the GEMM benchmark). Idempotent: when every package is already
+# installed it does nothing.
 set -euo pipefail
 
 packages=(
@@ -9,6 +11,7 @@ packages=(
   libtbb-dev libxxhash-dev libunwind-dev
   googletest libgtest-dev libbenchmark-dev
 )
+[ $# -gt 0 ] && packages=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
