@@ -2,12 +2,11 @@
 
 #include <bit>
 #include <chrono>
-#include <unordered_map>
-
 
 #include "jit/kernels/parallel.h"
 #include "jit/tier1/config.h"
 #include "jit/tier1/disk_cache.h"
+#include "jit/tier1/keyed_table.h"
 #include "profiler/jit_counters.h"
 
 namespace kiln::jit {
@@ -26,23 +25,6 @@ constexpr double kDemoteFactor = 1.25;
 // Below this many elements a kernel runs on the calling thread.
 constexpr std::int64_t kGrain = 32768;
 
-class Table {
- public:
-  static Table& instance() {
-    static Table* t = new Table;
-    return *t;
-  }
-  SegmentJit& get(std::uint64_t key) {
-    std::lock_guard lock(mu_);
-    auto& slot = entries_[key];
-    if (!slot) slot = std::make_unique<SegmentJit>();
-    return *slot;
-  }
-
- private:
-  std::mutex mu_;
-  std::unordered_map<std::uint64_t, std::unique_ptr<SegmentJit>> entries_;
-};
 
 // Hot: run often enough, and (unless the user chose the threshold) long
 // enough on tier 0 for a compile to pay for itself.
@@ -121,7 +103,7 @@ void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements) {
 
 SegmentJit* jit_for(const trace::Segment& segment, const std::vector<bool>& needed) {
   if (!enabled()) return nullptr;
-  SegmentJit& s = Table::instance().get(segment.key);
+  SegmentJit& s = KeyedTable<SegmentJit>::get(segment.key);
   std::int64_t runs = s.runs.fetch_add(1) + 1;
   if (!s.planned.load(std::memory_order_acquire)) {
     if (is_hot(runs, s.t0_ns.load())) {

@@ -1,10 +1,10 @@
 #include "jit/tier1/shape_family.h"
 
 #include <algorithm>
-#include <memory>
-#include <unordered_map>
 
 #include <xxhash.h>
+
+#include "jit/tier1/keyed_table.h"
 
 namespace kiln::jit {
 namespace {
@@ -33,23 +33,6 @@ std::uint64_t family_key(const trace::Segment& segment) {
   return XXH3_64bits(words.data(), words.size() * sizeof(std::int64_t));
 }
 
-class Families {
- public:
-  static Families& instance() {
-    static Families* f = new Families;
-    return *f;
-  }
-  ShapeFamily& get(std::uint64_t key) {
-    std::lock_guard lock(mu_);
-    auto& slot = map_[key];
-    if (!slot) slot = std::make_unique<ShapeFamily>();
-    return *slot;
-  }
-
- private:
-  std::mutex mu_;
-  std::unordered_map<std::uint64_t, std::unique_ptr<ShapeFamily>> map_;
-};
 
 }  // namespace
 
@@ -59,6 +42,6 @@ bool ShapeFamily::note(std::uint64_t key) {
   return keys_.size() >= 2;
 }
 
-ShapeFamily& family_of(const trace::Segment& segment) { return Families::instance().get(family_key(segment)); }
+ShapeFamily& family_of(const trace::Segment& segment) { return KeyedTable<ShapeFamily>::get(family_key(segment)); }
 
 }  // namespace kiln::jit

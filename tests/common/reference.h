@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -81,6 +82,16 @@ inline kiln::Tensor make(const Ref& r, kiln::ScalarType dtype = kiln::kFloat64) 
 }
 
 /// The values of `t` as a Ref (a materialization point).
+/// Seeded values exact in every dtype: uniform integers in [lo, hi] times
+/// `step` (0.5 gives halves, 1 integers), so float sums and products stay exact.
+inline Ref random_steps(const Shape& s, unsigned seed, int lo, int hi, double step) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  Ref r = Ref::filled(s, 0);
+  for (double& x : r.v) x = d(gen) * step;
+  return r;
+}
+
 inline Ref of(const kiln::Tensor& t) { return Ref(t.sizes().vec(), t.to_vector<double>()); }
 
 /// What storing `x` in `dtype` gives (float rounding, truncation, bool).

@@ -6,7 +6,6 @@
 // except float32 linear/addmm with fractional alpha/beta (rel 1e-5 / abs 1e-6).
 #include <gtest/gtest.h>
 
-#include <random>
 #include <string>
 #include <vector>
 
@@ -21,11 +20,7 @@ using kref::Ref;
 using kref::Shape;
 
 Ref halves(const Shape& s, unsigned seed, bool integral) {
-  std::mt19937 gen(seed);
-  std::uniform_int_distribution<int> d(-4, 4);
-  Ref r = Ref::filled(s, 0);
-  for (double& x : r.v) x = integral ? d(gen) : d(gen) * 0.5;
-  return r;
+  return kref::random_steps(s, seed, -4, 4, integral ? 1.0 : 0.5);
 }
 
 struct MatmulShapes {

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -22,11 +21,7 @@ using kref::Ref;
 using kref::Shape;
 
 Ref halves(const Shape& s, unsigned seed, bool integral) {
-  std::mt19937 gen(seed);
-  std::uniform_int_distribution<int> d(-6, 6);
-  Ref r = Ref::filled(s, 0);
-  for (double& x : r.v) x = integral ? d(gen) / 2 : d(gen) * 0.5;
-  return r;
+  return integral ? kref::random_steps(s, seed, -3, 3, 1.0) : kref::random_steps(s, seed, -6, 6, 0.5);
 }
 
 const std::vector<std::vector<std::int64_t>> kDimLists = {{0}, {1}, {2}, {-1}, {0, 2}, {1, -1}, {2, 0}, {0, 1, 2}};
