@@ -80,8 +80,10 @@ std::int64_t since(std::chrono::steady_clock::time_point start) {
 
 void Engine::run(trace::Segment& segment) {
   const auto start = std::chrono::steady_clock::now();
-  const SegmentPlan plan = plan_segment(segment);
-  SegmentJit* jit = jit_for(segment, plan.needed);
+  SegmentPlan scratch;
+  const SegmentPlan* segment_plan = nullptr;
+  SegmentJit* jit = jit_for(segment, segment_plan, scratch);
+  const SegmentPlan& plan = *segment_plan;
   const bool fused = jit && jit->planned.load(std::memory_order_acquire);
   Intermediates intermediates(segment);
   auto release = plan.releases.begin();

@@ -191,13 +191,19 @@ bool TraceBuffer::empty() {
   return nodes_.empty();
 }
 
-void TraceBuffer::flush(profiler::CutReason why) {
+void TraceBuffer::flush(profiler::CutReason why, Segment* capture) {
   std::lock_guard lock(mu_);
-  flush_locked(why);
+  flush_locked(why, capture);
 }
 
-void TraceBuffer::flush_locked(profiler::CutReason why) {
+std::uint64_t TraceBuffer::cuts() {
+  std::lock_guard lock(mu_);
+  return cuts_;
+}
+
+void TraceBuffer::flush_locked(profiler::CutReason why, Segment* capture) {
   if (nodes_.empty()) return;
+  ++cuts_;
   Segment seg;
   seg.nodes.swap(nodes_);
   seg.values.swap(values_);
@@ -217,18 +223,26 @@ void TraceBuffer::flush_locked(profiler::CutReason why) {
   key_ = kKeySeed;
   profiler::add_ops_recorded(seg.nodes.size());
 
-  auto release = [&] {
-    for (Value& v : seg.values) {
-      TraceBuffer* self = this;
-      v.storage->writer.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
-      v.storage->readers.fetch_sub(1, std::memory_order_acq_rel);
+  struct Release {  // on every exit: the marks go, the vectors' capacity stays for the next segment
+    TraceBuffer& self;
+    Segment& seg;
+    ~Release() {
+      for (Value& v : seg.values) {
+        TraceBuffer* me = &self;
+        v.storage->writer.compare_exchange_strong(me, nullptr, std::memory_order_acq_rel);
+        v.storage->readers.fetch_sub(1, std::memory_order_acq_rel);
+      }
+      seg.values.clear();
+      seg.nodes.clear();
+      self.values_.swap(seg.values);
+      self.nodes_.swap(seg.nodes);
     }
-    // Keep the vectors' capacity for the next segment.
-    seg.values.clear();
-    seg.nodes.clear();
-    values_.swap(seg.values);
-    nodes_.swap(seg.nodes);
-  };
+  } release{*this, seg};
+  run_segment(seg);
+  if (capture) *capture = seg;
+}
+
+void run_segment(Segment& seg) {
   try {
     executor().run(seg);
   } catch (const SegmentFailure& failure) {
@@ -240,15 +254,12 @@ void TraceBuffer::flush_locked(profiler::CutReason why) {
     } catch (...) {
     }
     for (std::uint32_t v : failure.failed_values) seg.values[v].storage->poison(message);
-    release();
     std::rethrow_exception(failure.error);
   } catch (const std::exception& e) {
     // Whatever this segment was to write is unknown now: make reading it an error.
     for (const Node& node : seg.nodes) seg.values[node.out.value].storage->poison(e.what());
-    release();
     throw;
   }
-  release();
 }
 
 namespace {

@@ -35,14 +35,17 @@ class TraceBuffer {
   void append(Node& node, const std::shared_ptr<Storage>* const* inputs, const std::shared_ptr<Storage>& out,
               bool fresh_out);
 
-  /// Runs the pending ops (no-op when empty).
-  void flush(profiler::CutReason why);
+  /// Runs the pending ops (no-op when empty). With `capture`, a copy of the
+  /// segment as it ran (kiln::compile keeps it to replay the call).
+  void flush(profiler::CutReason why, Segment* capture = nullptr);
+  /// Segments cut from this buffer so far.
+  std::uint64_t cuts();
   bool empty();
 
  private:
   std::uint32_t slot_of(const std::shared_ptr<Storage>& s, bool fresh);
   bool holds(const Storage* s);
-  void flush_locked(profiler::CutReason why);
+  void flush_locked(profiler::CutReason why, Segment* capture = nullptr);
   void hash_node(const Node& node);
 
   std::mutex mu_;
@@ -50,7 +53,13 @@ class TraceBuffer {
   std::vector<Node> nodes_;
   std::vector<Value> values_;
   std::uint64_t key_;
+  std::uint64_t cuts_ = 0;
 };
+
+/// Runs `seg` on the executor. When it fails, the storages it could not
+/// write are poisoned (reading them rethrows the message) and the error
+/// propagates.
+void run_segment(Segment& seg);
 
 /// Makes `s` safe to access from the calling thread: flushes the buffer that
 /// writes it, and for a write (`for_write`) also every buffer that reads it.

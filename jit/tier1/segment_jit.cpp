@@ -83,11 +83,23 @@ void keep_min(std::atomic<double>& slot, double v) {
   }
 }
 
+// Timing every compiled run costs two clock reads per kernel call, a
+// visible share of a tiny kernel's time: runs are timed while the tiers are
+// compared and the O3 upgrade is pending, then one in kSampleEvery.
+constexpr std::uint64_t kTimedRuns = 2 * kUpgradeRuns;
+constexpr std::uint64_t kSampleEvery = 64;
+
+bool timed_run(const KernelEntry& k) {
+  std::uint64_t runs = k.compiled_runs.load(std::memory_order_relaxed);
+  return runs < kTimedRuns || runs % kSampleEvery == 0;
+}
+
+// After a compiled run; `ns` < 0 when it was not timed.
 void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements) {
-  keep_min(k.t1_ns_per_elem, ns_per_elem(ns, elements));
-  std::uint64_t runs = k.compiled_runs.fetch_add(1) + 1;
+  std::uint64_t runs = k.compiled_runs.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (ns >= 0) keep_min(k.t1_ns_per_elem, ns_per_elem(ns, elements));
   double t0 = k.t0_ns_per_elem.load(), t1 = k.t1_ns_per_elem.load();
-  if (runs >= kFeedbackRuns && t0 > 0 && t1 > kDemoteFactor * t0) {
+  if (ns >= 0 && runs >= kFeedbackRuns && t0 > 0 && t1 > kDemoteFactor * t0) {
     std::lock_guard lock(k.mu);
     if (k.state.load() != KernelState::Compiled) return;
     k.failure = "demoted: compiled " + std::to_string(t1) + " ns/element vs tier 0 " + std::to_string(t0);
@@ -99,11 +111,30 @@ void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements) {
   if (runs >= kUpgradeRuns && k.opt_level.load() == 1 && !k.upgrade_queued.exchange(true)) request_compile(k.shared_from_this(), 3);
 }
 
+// The key's plan, made on its first run. Equal keys mean equal segments; a
+// plan that does not fit (a hash collision) is not used.
+const SegmentPlan* plan_of(SegmentJit& s, const trace::Segment& segment, SegmentPlan& scratch) {
+  const SegmentPlan* p = s.plan.load(std::memory_order_acquire);
+  if (!p) {
+    auto made = std::make_unique<const SegmentPlan>(plan_segment(segment));
+    if (s.plan.compare_exchange_strong(p, made.get(), std::memory_order_acq_rel)) p = made.release();
+  }
+  if (p->needed.size() == segment.nodes.size()) return p;
+  scratch = plan_segment(segment);
+  return &scratch;
+}
+
 }  // namespace
 
-SegmentJit* jit_for(const trace::Segment& segment, const std::vector<bool>& needed) {
-  if (!enabled()) return nullptr;
+SegmentJit* jit_for(const trace::Segment& segment, const SegmentPlan*& segment_plan, SegmentPlan& scratch) {
+  if (!enabled()) {
+    scratch = plan_segment(segment);
+    segment_plan = &scratch;
+    return nullptr;
+  }
   SegmentJit& s = KeyedTable<SegmentJit>::get(segment.key);
+  segment_plan = plan_of(s, segment, scratch);
+  const std::vector<bool>& needed = segment_plan->needed;
   std::int64_t runs = s.runs.fetch_add(1) + 1;
   if (!s.planned.load(std::memory_order_acquire)) {
     if (is_hot(runs, s.t0_ns.load())) {
@@ -136,7 +167,8 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
     profiler::count(profiler::JitEvent::GroupRunInterpreted);
     return false;
   }
-  const auto start = std::chrono::steady_clock::now();
+  const bool timed = timed_run(kernel);
+  const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   const KernelSpec& spec = group.spec;
   void* ptrs[64];
   std::vector<void*> many;
@@ -154,20 +186,30 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
       p[n++] = base + op.geo.offset * static_cast<std::int64_t>(element_size(op.dtype));
     }
   }
-  std::vector<std::int64_t> scalars(group.scalars.size());
+  // The scalars, then the sizes of dynamic dims: on the stack unless there are many.
+  std::int64_t few[32];
+  std::vector<std::int64_t> more;
+  std::int64_t* scalars = few;
+  std::size_t n_scalars = 0;
+  if (group.scalars.size() + static_cast<std::size_t>(spec.ndim) > std::size(few)) {
+    more.resize(group.scalars.size() + static_cast<std::size_t>(spec.ndim));
+    scalars = more.data();
+  }
   for (std::size_t j = 0; j < group.scalars.size(); ++j) {
     const Scalar& s = operand(segment, group.scalars[j]).scalar;
-    scalars[j] = is_floating_point(spec.scalars[j]) ? std::bit_cast<std::int64_t>(s.to_double())
+    scalars[n_scalars++] = is_floating_point(spec.scalars[j]) ? std::bit_cast<std::int64_t>(s.to_double())
                  : spec.scalars[j] == ScalarType::Bool ? std::int64_t{s.to_bool()}
                                                        : s.to_long();
   }
   // Dynamic kernels take this run's sizes after the scalars (KernelSpec::dynamic_dims).
   for (int d = 0; d < spec.ndim; ++d)
-    if (kernel.spec.dynamic_dims >> d & 1) scalars.push_back(spec.sizes[d]);
+    if (kernel.spec.dynamic_dims >> d & 1) scalars[n_scalars++] = spec.sizes[d];
   const std::int64_t total = spec.numel();
-  kernels::parallel_ranges(total, kGrain, [&](std::int64_t b, std::int64_t e) { fn(b, e, p, scalars.data()); });
+  kernels::parallel_ranges(total, kGrain, [&](std::int64_t b, std::int64_t e) { fn(b, e, p, scalars); });
   profiler::count(profiler::JitEvent::GroupRunCompiled);
-  feedback(kernel, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count(),
+  feedback(kernel,
+           timed ? std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()
+                 : -1,
            total);
   return true;
 }

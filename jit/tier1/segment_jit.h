@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "jit/fusion/partition.h"
+#include "jit/segment_plan.h"
 #include "jit/tier1/kernel_cache.h"
 #include "jit/tier1/shape_family.h"
 #include "trace/segment.h"
@@ -22,6 +23,11 @@ struct SegmentJit {
   std::atomic<std::int64_t> t0_ns{0};  // wall time of its runs with no compiled group
   std::atomic<bool> planned{false};
   std::atomic<ShapeFamily*> family{nullptr};  // found on its first run that was not hot alone
+  // The key's SegmentPlan, made on its first run: it depends on the key
+  // alone, and making it again for every run of a small recurring segment
+  // cost a tenth of that run. Set once, never freed while the record lives.
+  std::atomic<const SegmentPlan*> plan{nullptr};
+  ~SegmentJit() { delete plan.load(); }
 
   // Written once under `mu` before `planned` is set; read-only afterwards.
   std::mutex mu;
@@ -35,7 +41,9 @@ struct SegmentJit {
 /// Counts a run of `segment` and returns its JIT record, planning it (and
 /// queueing its kernels) when the key becomes hot and compiling pays back:
 /// `planned` tells whether it has groups. Null when the JIT is off.
-SegmentJit* jit_for(const trace::Segment& segment, const std::vector<bool>& needed);
+/// `plan` is set to the segment's SegmentPlan: the key's, or `scratch`
+/// filled by plan_segment.
+SegmentJit* jit_for(const trace::Segment& segment, const SegmentPlan*& plan, SegmentPlan& scratch);
 
 /// Runs `group` with its compiled code if that is ready and the plan's view
 /// assumptions hold for this run; false means "run its nodes on tier 0".

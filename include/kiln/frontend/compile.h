@@ -1,54 +1,208 @@
-// kiln::compile(fn): compile a whole function ahead of its first real use,
-// like torch.compile. The first call traces `fn` on its arguments, compiles
-// every fused kernel of it before returning (the call takes the compile
-// time), and later calls with the same input signature (dtypes, shapes,
-// strides) run compiled code from their first op. A call whose signature
-// differs simply takes the implicit path: profiled, compiled when hot.
+// kiln::compile(fn): trace a function once and replay it compiled, like
+// torch.compile (or rather torch.jit.trace).
 //
-// The function body is one segment: pending ops are run before it starts,
-// and its results are computed when it returns.
+// The first call with a given input signature runs `fn`, records its ops
+// as one segment, compiles every fused kernel of it before returning (that
+// call takes the compile time) and keeps the segment as a program. Later
+// calls with the same signature do not run `fn`'s C++ body at all: they
+// bind the new arguments to the program and run it, compiled from the
+// first op, with no per-op recording cost.
+//
+// The signature is: for each kiln::Tensor argument its dtype, sizes,
+// strides, storage offset and which arguments share memory; for each
+// arithmetic argument its value. Tracing semantics apply, as with
+// torch.jit.trace: the body must be a pure function of its arguments.
+// Numbers it computes from anything else are frozen at the traced call.
+// A call is not replayed, and simply runs `fn` on the implicit path
+// (profiled, compiled when hot), when:
+//   - a tensor argument is pending, or the body reads a tensor that is
+//     not an argument (e.g. weights captured by the lambda: pass them as
+//     arguments), draws random numbers, reads a value (item(), printing,
+//     data_ptr()) or otherwise cuts the trace inside the body, or keeps a
+//     tensor it made somewhere other than its result;
+//   - an argument or the result is of another type than kiln::Tensor,
+//     arithmetic values, or (for the result) a std::tuple, std::pair or
+//     std::vector of tensors, or void;
+//   - more than kMaxPrograms signatures have been traced.
+// Pending ops of the calling thread are run before every call. With the JIT
+// off (KILN_JIT=0) nothing is traced: every call runs its body.
 #pragma once
 
-#include <atomic>
+#include <cstddef>
 #include <exception>
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <type_traits>
 #include <utility>
+#include <vector>
+
+#include <kiln/frontend/tensor.h>
 
 namespace kiln {
 namespace detail {
 
-/// Cuts the calling thread's trace around a compiled call.
-class CompiledCall {
- public:
-  explicit CompiledCall(bool compile_now);
-  ~CompiledCall() noexcept(false);
-  CompiledCall(const CompiledCall&) = delete;
-  CompiledCall& operator=(const CompiledCall&) = delete;
-
- private:
-  bool compile_now_;
-  int uncaught_;
+/// A non-tensor argument of a compiled call: part of its signature.
+struct ArgValue {
+  bool integral = false;
+  std::int64_t i = 0;
+  double d = 0;
+  bool operator==(const ArgValue&) const = default;
 };
 
+/// The arguments of one call, flattened.
+struct CallArgs {
+  std::vector<const Tensor*> tensors;
+  std::vector<ArgValue> values;
+};
+
+template <class T>
+inline constexpr bool is_tensor_arg_v = std::is_same_v<std::remove_cvref_t<T>, Tensor>;
+template <class T>
+inline constexpr bool is_value_arg_v = std::is_arithmetic_v<std::remove_cvref_t<T>>;
+
+template <class R>
+struct ResultShape : std::false_type {};
+template <>
+struct ResultShape<void> : std::true_type {};
+template <>
+struct ResultShape<Tensor> : std::true_type {};
+template <class... T>
+struct ResultShape<std::tuple<T...>> : std::bool_constant<(std::is_same_v<T, Tensor> && ...)> {};
+template <>
+struct ResultShape<std::pair<Tensor, Tensor>> : std::true_type {};
+template <>
+struct ResultShape<std::vector<Tensor>> : std::true_type {};
+
+/// The result's tensors, in order.
+template <class R>
+std::vector<Tensor> flatten_result(const R& r) {
+  if constexpr (std::is_same_v<R, Tensor>) {
+    return {r};
+  } else if constexpr (std::is_same_v<R, std::vector<Tensor>>) {
+    return r;
+  } else {
+    return std::apply([](const auto&... t) { return std::vector<Tensor>{t...}; }, r);
+  }
+}
+
+/// The result rebuilt from its tensors (as many as flatten_result gave).
+template <class R>
+R unflatten_result(std::vector<Tensor>&& t) {
+  if constexpr (std::is_same_v<R, Tensor>) {
+    return std::move(t[0]);
+  } else if constexpr (std::is_same_v<R, std::vector<Tensor>>) {
+    return std::move(t);
+  } else {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return R{std::move(t[I])...};
+    }(std::make_index_sequence<std::tuple_size_v<R>>{});
+  }
+}
+
+/// The programs of one compiled function, one per traced signature. Shared
+/// by copies of the function and safe to use from several threads.
+class ProgramCache {
+ public:
+  ProgramCache();
+  ~ProgramCache();
+  ProgramCache(const ProgramCache&) = delete;
+  ProgramCache& operator=(const ProgramCache&) = delete;
+
+  /// Runs the program traced for this signature, if there is one and the
+  /// arguments allow it; the results go to `results`. False: trace instead.
+  bool replay(const CallArgs& args, std::vector<Tensor>& results);
+  /// Starts tracing a call: runs the pending ops and notes where the
+  /// thread's trace stands. False when nothing more will be traced.
+  bool begin_trace();
+  /// Ends a traced call whose body returned `results`: runs its segment,
+  /// compiling its kernels first, and keeps it as a program if it can be
+  /// replayed.
+  void end_trace(const CallArgs& args, const std::vector<Tensor>& results);
+  /// Runs the calling thread's pending ops: an untraced call's body is cut
+  /// into segments of its own, so that its keys recur from call to call.
+  static void cut();
+  /// Cuts when the untraced call returns (not when it throws: its ops then
+  /// run when read, as always).
+  class CutAfter {
+   public:
+    CutAfter();
+    ~CutAfter() noexcept(false);
+    CutAfter(const CutAfter&) = delete;
+    CutAfter& operator=(const CutAfter&) = delete;
+
+   private:
+    int uncaught_;
+  };
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+template <class A>
+void add_arg(CallArgs& call, const A& a) {
+  if constexpr (is_tensor_arg_v<A>) {
+    call.tensors.push_back(&a);
+  } else if constexpr (std::is_integral_v<A>) {
+    call.values.push_back({true, static_cast<std::int64_t>(a), 0});
+  } else {
+    call.values.push_back({false, 0, static_cast<double>(a)});
+  }
+}
+
 }  // namespace detail
+
+/// Upper bound on the signatures traced per compiled function; calls with
+/// further signatures run on the implicit path.
+inline constexpr std::size_t kMaxPrograms = 8;
 
 template <class F>
 class CompiledFunction {
  public:
-  explicit CompiledFunction(F fn) : fn_(std::move(fn)) {}
-  CompiledFunction(const CompiledFunction& o) : fn_(o.fn_) {}
+  explicit CompiledFunction(F fn) : fn_(std::move(fn)), programs_(std::make_shared<detail::ProgramCache>()) {}
 
   template <class... A>
   decltype(auto) operator()(A&&... args) {
-    detail::CompiledCall call(first_.exchange(false));
-    return fn_(std::forward<A>(args)...);
+    using R = std::invoke_result_t<F&, A&&...>;
+    if constexpr (detail::ResultShape<R>::value &&
+                  ((detail::is_tensor_arg_v<A> || detail::is_value_arg_v<A>) && ...)) {
+      detail::CallArgs call;
+      (detail::add_arg(call, args), ...);
+      std::vector<Tensor> results;
+      if (programs_->replay(call, results)) {
+        if constexpr (!std::is_void_v<R>) return detail::unflatten_result<R>(std::move(results));
+        else return;
+      }
+      if (!programs_->begin_trace()) return untraced(std::forward<A>(args)...);
+      if constexpr (std::is_void_v<R>) {
+        fn_(std::forward<A>(args)...);
+        programs_->end_trace(call, {});
+      } else {
+        R r = fn_(std::forward<A>(args)...);
+        programs_->end_trace(call, detail::flatten_result(r));
+        return r;
+      }
+    } else {
+      return untraced(std::forward<A>(args)...);
+    }
   }
 
  private:
+  template <class... A>
+  decltype(auto) untraced(A&&... args) {
+    detail::ProgramCache::cut();
+    detail::ProgramCache::CutAfter after;
+    return fn_(std::forward<A>(args)...);
+  }
+
   F fn_;
-  std::atomic<bool> first_{true};
+  std::shared_ptr<detail::ProgramCache> programs_;
 };
 
-/// Wraps `fn` (any callable taking and returning kiln::Tensors).
+/// Wraps `fn` (any callable taking kiln::Tensors and numbers and returning
+/// tensors) as described at the top of this header.
 template <class F>
 CompiledFunction<F> compile(F fn) {
   return CompiledFunction<F>(std::move(fn));

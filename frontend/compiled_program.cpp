@@ -1,0 +1,161 @@
+#include "frontend/compiled_program.h"
+
+#include <algorithm>
+
+#include "frontend/handle.h"
+#include "trace/object_pool.h"
+#include "trace/trace_buffer.h"
+
+namespace kiln::frontend {
+namespace {
+
+// Random draws take their counter offset as a scalar of the segment: a
+// replay would repeat the traced call's numbers.
+bool draws_random(const trace::Segment& segment) {
+  return std::any_of(segment.nodes.begin(), segment.nodes.end(), [](const trace::Node& n) {
+    return n.op == trace::OpId::RandUniform || n.op == trace::OpId::RandNormal;
+  });
+}
+
+std::int32_t arg_with_storage(const std::vector<const trace::TensorImpl*>& args, const trace::Storage* s) {
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (args[i]->storage.get() == s) return static_cast<std::int32_t>(i);
+  return -1;
+}
+
+}  // namespace
+
+std::unique_ptr<CompiledProgram> CompiledProgram::capture(const trace::Segment& segment, const detail::CallArgs& args,
+                                                          const std::vector<Tensor>& results) {
+  if (draws_random(segment)) return nullptr;
+  std::vector<const trace::TensorImpl*> arg_impls;
+  for (const Tensor* t : args.tensors) {
+    if (!t->defined()) return nullptr;
+    arg_impls.push_back(&unwrap(*t, "compile"));
+  }
+  auto p = std::unique_ptr<CompiledProgram>(new CompiledProgram);
+  p->values_ = args.values;
+  for (std::size_t i = 0; i < arg_impls.size(); ++i) {
+    const trace::TensorImpl& a = *arg_impls[i];
+    p->args_.push_back({a.dtype, a.geo, arg_with_storage(arg_impls, a.storage.get()), false});
+  }
+
+  p->sources_.resize(segment.values.size());
+  for (std::size_t v = 0; v < segment.values.size(); ++v) {
+    const trace::Value& value = segment.values[v];
+    if (value.produced) {
+      p->sources_[v].nbytes = value.storage->nbytes();
+      continue;
+    }
+    // A value the body found: it must be an argument's memory, or the
+    // replay would read whatever that tensor held at the traced call.
+    p->sources_[v].arg = arg_with_storage(arg_impls, value.storage.get());
+    if (p->sources_[v].arg < 0) return nullptr;
+  }
+  for (const trace::Node& node : segment.nodes)
+    if (std::int32_t a = p->sources_[node.out.value].arg; a >= 0) p->args_[a].written = true;
+
+  for (const Tensor& r : results) {
+    if (!r.defined()) return nullptr;
+    const trace::TensorImpl& impl = unwrap(r, "compile");
+    ResultView view{-1, -1, impl.geo, impl.dtype};
+    for (std::size_t v = 0; v < segment.values.size() && view.value < 0; ++v)
+      if (segment.values[v].storage == impl.storage && segment.values[v].produced) view.value = static_cast<std::int32_t>(v);
+    if (view.value < 0) view.arg = arg_with_storage(arg_impls, impl.storage.get());
+    if (view.value < 0 && view.arg < 0) return nullptr;  // a tensor made before the call
+    p->results_.push_back(view);
+  }
+  // A value the body kept alive other than through its result (a global,
+  // a captured container) would not be updated by a replay.
+  for (std::size_t v = 0; v < segment.values.size(); ++v) {
+    const trace::Value& value = segment.values[v];
+    if (!value.produced || !value.live) continue;
+    bool returned = std::any_of(p->results_.begin(), p->results_.end(),
+                                [&](const ResultView& r) { return r.value == static_cast<std::int32_t>(v); });
+    if (!returned) return nullptr;
+  }
+
+  p->template_.nodes = segment.nodes;
+  p->template_.values = segment.values;
+  for (trace::Value& value : p->template_.values) value.storage.reset();
+  p->template_.key = segment.key;
+  p->template_.reason = segment.reason;
+  return p;
+}
+
+bool CompiledProgram::matches(const detail::CallArgs& args) const {
+  if (args.tensors.size() != args_.size() || args.values != values_) return false;
+  for (std::size_t i = 0; i < args_.size(); ++i) {
+    const Tensor& t = *args.tensors[i];
+    if (!t.defined()) return false;
+    const trace::TensorImpl& a = unwrap(t, "compile");
+    const ArgSignature& s = args_[i];
+    if (a.dtype != s.dtype || !(a.geo == s.geo)) return false;
+    std::int32_t first = static_cast<std::int32_t>(i);
+    for (std::size_t j = 0; j < i; ++j)
+      if (unwrap(*args.tensors[j], "compile").storage == a.storage) {
+        first = static_cast<std::int32_t>(j);
+        break;
+      }
+    if (first != s.same_storage_as) return false;
+  }
+  return true;
+}
+
+std::vector<Tensor> CompiledProgram::run(const detail::CallArgs& args) {
+  std::vector<const trace::TensorImpl*> arg_impls;
+  arg_impls.reserve(args_.size());
+  for (std::size_t i = 0; i < args_.size(); ++i) {
+    const trace::TensorImpl& a = unwrap(*args.tensors[i], "compile");
+    // Ops pending on any thread that write it (or, when the program writes
+    // it, read it) run first; a tensor whose value could not be computed throws.
+    trace::prepare_access(*a.storage, args_[i].written, profiler::CutReason::Sync);
+    arg_impls.push_back(&a);
+  }
+
+  std::unique_ptr<trace::Segment> seg = take_segment();
+  struct Unbind {  // the next call must not find this call's memory in the spare copy
+    CompiledProgram& self;
+    std::unique_ptr<trace::Segment>& seg;
+    ~Unbind() {
+      for (trace::Value& v : seg->values) v.storage.reset();
+      self.give_back(std::move(seg));
+    }
+  } unbind{*this, seg};
+  for (std::size_t v = 0; v < sources_.size(); ++v) {
+    const ValueSource& src = sources_[v];
+    seg->values[v].storage =
+        src.arg >= 0 ? arg_impls[src.arg]->storage : trace::make_pooled<trace::Storage>(src.nbytes);
+  }
+  trace::run_segment(*seg);
+
+  std::vector<Tensor> out;
+  out.reserve(results_.size());
+  for (const ResultView& r : results_) {
+    auto t = trace::make_pooled<trace::TensorImpl>();
+    t->storage = r.value >= 0 ? seg->values[r.value].storage : arg_impls[r.arg]->storage;
+    t->geo = r.geo;
+    t->dtype = r.dtype;
+    out.push_back(wrap(std::move(t)));
+  }
+  return out;
+}
+
+std::unique_ptr<trace::Segment> CompiledProgram::take_segment() {
+  {
+    std::lock_guard lock(mu_);
+    if (!spare_.empty()) {
+      std::unique_ptr<trace::Segment> seg = std::move(spare_.back());
+      spare_.pop_back();
+      return seg;
+    }
+  }
+  return std::make_unique<trace::Segment>(template_);
+}
+
+void CompiledProgram::give_back(std::unique_ptr<trace::Segment> segment) {
+  std::lock_guard lock(mu_);
+  spare_.push_back(std::move(segment));
+}
+
+}  // namespace kiln::frontend

@@ -1,0 +1,64 @@
+// CompiledProgram: one traced call of a kiln::compile'd function, kept as
+// its segment, so that later calls with the same signature bind their
+// arguments to it and run it without running the function's body (see
+// kiln/frontend/compile.h for the rules a call must meet).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <kiln/frontend/compile.h>
+
+#include "trace/segment.h"
+#include "trace/tensor_impl.h"
+
+namespace kiln::frontend {
+
+class CompiledProgram {
+ public:
+  /// The program of a call whose body was exactly `segment` and returned
+  /// `results`; null when that call cannot be replayed.
+  static std::unique_ptr<CompiledProgram> capture(const trace::Segment& segment, const detail::CallArgs& args,
+                                                  const std::vector<Tensor>& results);
+
+  /// True when `args` has this program's signature.
+  bool matches(const detail::CallArgs& args) const;
+  /// Runs the program on `args` (which match) and returns its results.
+  std::vector<Tensor> run(const detail::CallArgs& args);
+
+ private:
+  struct ArgSignature {
+    ScalarType dtype;
+    trace::Geometry geo;
+    std::int32_t same_storage_as;  // the first argument with this storage (itself if none before)
+    bool written;                  // the program writes it (in-place ops on an argument)
+  };
+  // Where a value's storage comes from in a replay: an argument, or a fresh
+  // storage of `nbytes` (made by the segment).
+  struct ValueSource {
+    std::int32_t arg = -1;
+    std::size_t nbytes = 0;
+  };
+  // A result: a view of a value's storage, or of an argument's.
+  struct ResultView {
+    std::int32_t value = -1;
+    std::int32_t arg = -1;
+    trace::Geometry geo;
+    ScalarType dtype;
+  };
+
+  std::unique_ptr<trace::Segment> take_segment();
+  void give_back(std::unique_ptr<trace::Segment> segment);
+
+  std::vector<ArgSignature> args_;
+  std::vector<detail::ArgValue> values_;
+  trace::Segment template_;  // storages left empty
+  std::vector<ValueSource> sources_;
+  std::vector<ResultView> results_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<trace::Segment>> spare_;  // copies of template_ for concurrent calls
+};
+
+}  // namespace kiln::frontend
