@@ -42,37 +42,26 @@ void JsonOut::string(std::string_view s) {
   text_ += '"';
 }
 
-void JsonOut::begin_object(std::string_view n) {
+void JsonOut::open(std::string_view n, char bracket) {
   name(n);
-  text_ += '{';
+  text_ += bracket;
   first_.push_back(true);
 }
 
-void JsonOut::end_object() {
+void JsonOut::close(char bracket) {
   bool empty = first_.back();
   first_.pop_back();
   if (!empty) {
     text_ += '\n';
     text_.append(2 * first_.size(), ' ');
   }
-  text_ += '}';
+  text_ += bracket;
 }
 
-void JsonOut::begin_array(std::string_view n) {
-  name(n);
-  text_ += '[';
-  first_.push_back(true);
-}
-
-void JsonOut::end_array() {
-  bool empty = first_.back();
-  first_.pop_back();
-  if (!empty) {
-    text_ += '\n';
-    text_.append(2 * first_.size(), ' ');
-  }
-  text_ += ']';
-}
+void JsonOut::begin_object(std::string_view n) { open(n, '{'); }
+void JsonOut::end_object() { close('}'); }
+void JsonOut::begin_array(std::string_view n) { open(n, '['); }
+void JsonOut::end_array() { close(']'); }
 
 void JsonOut::field(std::string_view n, std::uint64_t v) {
   name(n);

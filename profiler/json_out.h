@@ -32,6 +32,8 @@ class JsonOut {
 
  private:
   void name(std::string_view n);  // the comma, indentation and "n": of the next member
+  void open(std::string_view n, char bracket);
+  void close(char bracket);
   void string(std::string_view s);
   std::string text_;
   std::vector<bool> first_;  // per open container: nothing written in it yet
