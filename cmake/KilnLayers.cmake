@@ -62,16 +62,21 @@ set_target_properties(kiln PROPERTIES
   # Installed libkiln.so keeps an RPATH to non-system dependency dirs (e.g. /usr/lib/llvm-19/lib).
   INSTALL_RPATH_USE_LINK_PATH ON)
 
-# tools/: the `kiln` command-line program. It is a program, not part of libkiln.so,
-# and uses public headers only (DESIGN.md), so it links kiln::kiln.
+# tools/: the `kiln` command-line program. It is a program, not part of libkiln.so:
+# it reads the files a kiln program writes (stats snapshots, the kernel cache) and
+# uses public headers only (DESIGN.md), so it links no kiln code. Everything but
+# main() is a static library that tests/tools links too.
 file(GLOB_RECURSE _kiln_tool_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tools/*.cpp")
+list(REMOVE_ITEM _kiln_tool_sources "${PROJECT_SOURCE_DIR}/tools/main.cpp")
 if(_kiln_tool_sources)
-  add_executable(kiln_cli ${_kiln_tool_sources})
-  target_link_libraries(kiln_cli PRIVATE kiln::kiln kiln_warnings kiln_llvm TBB::tbb Threads::Threads)
+  add_library(kiln_tool_core STATIC ${_kiln_tool_sources})
+  target_compile_features(kiln_tool_core PUBLIC cxx_std_20)
+  target_include_directories(kiln_tool_core PUBLIC "${PROJECT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/include")
+  target_link_libraries(kiln_tool_core PUBLIC xxHash::xxhash PRIVATE kiln_warnings)
+  add_executable(kiln_cli "${PROJECT_SOURCE_DIR}/tools/main.cpp")
+  target_link_libraries(kiln_cli PRIVATE kiln_tool_core kiln_warnings)
   set_target_properties(kiln_cli PROPERTIES
     OUTPUT_NAME kiln
-    RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tools"
-    INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}"
-    INSTALL_RPATH_USE_LINK_PATH ON)
+    RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tools")
   list(APPEND KILN_PRESENT_LAYERS tools)
 endif()

@@ -3,7 +3,13 @@
 // random inputs, a perturbed "student" copy is scored on them (accuracy and
 // cross-entropy). Every op is recorded and run at the .item() reads; the
 // counters at the end show the segments, their keys and the memory used.
+//
+// Usage: mlp_demo [BATCHES] (default 200). To watch it live, run it longer
+// with a stats file and point the dashboard at it:
+//   KILN_STATS=/tmp/mlp.json mlp_demo 50000 &  kiln stat /tmp/mlp.json
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 
@@ -29,9 +35,10 @@ struct Mlp {
   }
 };
 
-int main() {
+int main(int argc, char** argv) {
   kiln::manual_seed(42);
-  const int batches = 200, batch = 256, in = 64, hidden = 256, classes = 10;
+  const int batches = argc > 1 ? std::max(1, std::atoi(argv[1])) : 200;
+  const int batch = 256, in = 64, hidden = 256, classes = 10;
   Mlp teacher = Mlp::random(in, hidden, classes);
   Mlp student = teacher.perturbed(0.01);
 

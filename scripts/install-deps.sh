@@ -10,6 +10,7 @@ packages=(
   llvm-19-dev libzstd-dev          # LLVM 19 (libLLVM-19.so) and what its CMake package looks for
   libtbb-dev libxxhash-dev libunwind-dev
   googletest libgtest-dev libbenchmark-dev
+  tmux                             # drives `kiln stat` in a real terminal in its tests
 )
 [ $# -gt 0 ] && packages=("$@")
 

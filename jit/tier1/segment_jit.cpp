@@ -7,6 +7,7 @@
 #include "jit/tier1/config.h"
 #include "jit/tier1/disk_cache.h"
 #include "jit/tier1/keyed_table.h"
+#include "jit/tier1/plan_text.h"
 #include "profiler/jit_counters.h"
 
 namespace kiln::jit {
@@ -59,6 +60,7 @@ void plan(SegmentJit& s, const trace::Segment& segment, std::vector<FusedGroup> 
       request_compile(s.kernels.back(), 1);
     }
   }
+  profiler::record_plan(segment.key, describe_plan(segment, s));  // for `kiln explain`
   s.planned.store(true, std::memory_order_release);
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <kiln/profiler/stats.h>
 
@@ -17,6 +18,18 @@ void sync();
 Stats stats();
 /// Zeroes the counters (not the memory accounting of live tensors).
 void reset_stats();
+
+/// Keeps a JSON snapshot of stats() in the file `path` for `kiln stat PATH`
+/// and other tools: a background thread rewrites it every `interval_ms`
+/// and once more at exit. Each write replaces the file atomically, so a
+/// reader never sees half of one. The layout is docs/stats-schema.md.
+/// An empty path stops the writer (after a last write). Also set by
+/// KILN_STATS=path and KILN_STATS_INTERVAL_MS. Throws kiln::ValueError when
+/// interval_ms < 1 or the file's directory does not exist.
+void set_stats_path(const std::string& path, std::int64_t interval_ms = 500);
+/// Writes one snapshot of stats() to `path` now (same format and atomicity).
+/// Throws kiln::Error naming the path when it cannot be written.
+void write_stats(const std::string& path);
 
 /// Memory budget in bytes (0 = unlimited). An allocation past it throws
 /// kiln::OutOfMemory with a report. Also set by KILN_MEMORY_BUDGET ("2G").

@@ -1,0 +1,102 @@
+// One line per field: a field added to kiln::Stats is one more `o.field`
+// line here and one more row in docs/stats-schema.md.
+#include "profiler/stats_json.h"
+
+#include <kiln/version.h>
+
+#include "profiler/json_out.h"
+#include "profiler/key_plans.h"
+
+namespace kiln::profiler {
+namespace {
+
+void write_key(JsonOut& o, const KeyStats& k) {
+  o.begin_object();
+  o.key("key", k.key);
+  o.field("runs", k.runs);
+  o.field("ops", std::uint64_t{k.ops});
+  o.field("total_ms", k.total_ms);
+  o.field("first_reason", k.first_reason);
+  o.field("last_reason", k.last_reason);
+  if (std::optional<KeyPlan> plan = plan_of(k.key)) {
+    o.field("plan", plan->text);
+    o.begin_array("kernels");
+    for (std::uint64_t kernel : plan->kernels) o.key({}, kernel);
+    o.end_array();
+  }
+  o.end_object();
+}
+
+void write_jit(JsonOut& o, const JitStats& j) {
+  o.begin_object("jit");
+  o.field("compiles_requested", j.compiles_requested);
+  o.field("compiles_done", j.compiles_done);
+  o.field("compiles_failed", j.compiles_failed);
+  o.field("compiles_in_flight", j.compiles_in_flight);
+  o.field("demoted", j.demoted);
+  o.field("hot_swaps", j.hot_swaps);
+  o.field("memory_cache_hits", j.memory_cache_hits);
+  o.field("disk_cache_hits", j.disk_cache_hits);
+  o.field("disk_cache_writes", j.disk_cache_writes);
+  o.field("group_runs_compiled", j.group_runs_compiled);
+  o.field("group_runs_interpreted", j.group_runs_interpreted);
+  o.field("dynamic_compiles", j.dynamic_compiles);
+  o.field("compile_ms_p50", j.compile_ms_p50);
+  o.field("compile_ms_p90", j.compile_ms_p90);
+  o.field("compile_ms_max", j.compile_ms_max);
+  o.field("disk_load_ms_p50", j.disk_load_ms_p50);
+  o.field("recent_failures", j.recent_failures);
+  o.end_object();
+}
+
+void write_stats(JsonOut& o, const Stats& s) {
+  o.begin_object("stats");
+  o.field("ops_recorded", s.ops_recorded);
+  o.field("ops_executed", s.ops_executed);
+  o.field("ops_eliminated", s.ops_eliminated);
+  o.field("segments_run", s.segments_run);
+  o.begin_object("segments_by_reason");
+  for (std::size_t i = 0; i < kNumCutReasons; ++i) o.field(Stats::reason_name(i), s.segments_by_reason[i]);
+  o.end_object();
+  o.field("distinct_keys", s.distinct_keys);
+  o.begin_array("top_keys");
+  for (const KeyStats& k : s.top_keys) write_key(o, k);
+  o.end_array();
+  o.field("intermediate_bytes", s.intermediate_bytes);
+  o.field("allocations", s.allocations);
+  o.field("pool_hits", s.pool_hits);
+  o.field("bytes_allocated_total", s.bytes_allocated_total);
+  o.field("live_bytes", s.live_bytes);
+  o.field("peak_bytes", s.peak_bytes);
+  o.field("pooled_bytes", s.pooled_bytes);
+  o.field("budget_bytes", s.budget_bytes);
+  o.field("oom_errors", s.oom_errors);
+  write_jit(o, s.jit);
+  o.end_object();
+}
+
+}  // namespace
+
+std::string stats_json(const Stats& stats, const SnapshotMeta& meta) {
+  JsonOut o;
+  o.begin_object();
+  o.field("schema", std::int64_t{kStatsSchema});
+  o.field("kiln_version", kVersion);
+  o.field("pid", meta.pid);
+  o.field("started_at_ms", meta.started_at_ms);
+  o.field("written_at_ms", meta.written_at_ms);
+  o.field("interval_ms", meta.interval_ms);
+  o.field("final", meta.final);
+  o.field("program", meta.program);
+  o.begin_object("dump");
+  o.field("stages", meta.dump_stages);
+  o.field("dir", meta.dump_dir);
+  o.end_object();
+  write_stats(o, stats);
+  o.end_object();
+  std::string text = o.text();
+  text += '\n';
+  return text;
+}
+
+}  // namespace kiln::profiler

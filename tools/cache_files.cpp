@@ -1,0 +1,88 @@
+#include "tools/cache_files.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+namespace kiln::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+// jit/tier1/disk_cache.cpp: "<key>-<env>.kobj", temporaries "<name>.tmp.<pid>.<n>".
+const std::regex kObjectName("([0-9a-f]{16})-([0-9a-f]{16})\\.kobj");
+const std::regex kTempName("[0-9a-f]{16}-[0-9a-f]{16}\\.kobj\\.tmp\\.[0-9]+\\.[0-9]+");
+
+constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'O', 'B', 'J', '2'};
+
+struct Header {
+  char magic[8];
+  std::uint64_t key;
+  std::uint64_t env;
+  std::uint64_t payload_bytes;
+  std::uint64_t checksum;
+  std::uint64_t opt_level;
+};
+
+void check(CacheFile& f) {
+  std::ifstream in(f.path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Header h;
+  if (bytes.size() < sizeof h) return void(f.problem = "truncated header");
+  std::memcpy(&h, bytes.data(), sizeof h);
+  f.opt_level = static_cast<int>(h.opt_level);
+  std::string_view payload(bytes.data() + sizeof h, bytes.size() - sizeof h);
+  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return void(f.problem = "not a kiln object (magic)");
+  if (std::strtoull(f.key.c_str(), nullptr, 16) != h.key || std::strtoull(f.env.c_str(), nullptr, 16) != h.env)
+    return void(f.problem = "header does not match its name");
+  if (h.payload_bytes != payload.size()) return void(f.problem = "truncated");
+  if (h.checksum != XXH3_64bits(payload.data(), payload.size())) return void(f.problem = "checksum mismatch");
+  if (h.opt_level != 1 && h.opt_level != 3) return void(f.problem = "bad opt level");
+  f.valid = true;
+}
+
+}  // namespace
+
+std::string cache_dir_from_env() {
+  if (const char* d = std::getenv("KILN_CACHE_DIR")) return std::strcmp(d, "off") == 0 ? "" : d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kiln";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kiln";
+  return {};
+}
+
+std::vector<CacheFile> scan_cache(const std::string& dir) {
+  std::vector<CacheFile> files;
+  std::error_code ec;
+  auto now = fs::file_time_type::clock::now();
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    std::string name = e.path().filename().string();
+    std::smatch m;
+    CacheFile f;
+    f.path = e.path().string();
+    if (std::regex_match(name, m, kObjectName)) {
+      f.key = m[1];
+      f.env = m[2];
+      check(f);
+    } else if (std::regex_match(name, kTempName)) {
+      f.problem = "leftover temporary file";
+    } else {
+      continue;
+    }
+    f.bytes = e.file_size(ec);
+    f.age_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - e.last_write_time(ec)).count();
+    files.push_back(std::move(f));
+  }
+  std::sort(files.begin(), files.end(), [](const CacheFile& a, const CacheFile& b) {
+    return std::tie(a.key, a.path) < std::tie(b.key, b.path);
+  });
+  return files;
+}
+
+}  // namespace kiln::tools
