@@ -3,10 +3,12 @@
 #include <bit>
 #include <chrono>
 
+#include "jit/fusion/epilogue.h"
 #include "jit/kernels/parallel.h"
 #include "jit/tier1/config.h"
 #include "jit/tier1/disk_cache.h"
 #include "jit/tier1/keyed_table.h"
+#include "jit/tier1/matmul_epilogue.h"
 #include "profiler/jit_counters.h"
 
 namespace kiln::jit {
@@ -83,11 +85,13 @@ void keep_min(std::atomic<double>& slot, double v) {
   }
 }
 
-void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements) {
-  keep_min(k.t1_ns_per_elem, ns_per_elem(ns, elements));
+// `timed`: the run's time is the kernel's alone. A matmul epilogue's run
+// includes its GEMM, which says nothing about the kernel against tier 0.
+void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements, bool timed) {
+  if (timed) keep_min(k.t1_ns_per_elem, ns_per_elem(ns, elements));
   std::uint64_t runs = k.compiled_runs.fetch_add(1) + 1;
   double t0 = k.t0_ns_per_elem.load(), t1 = k.t1_ns_per_elem.load();
-  if (runs >= kFeedbackRuns && t0 > 0 && t1 > kDemoteFactor * t0) {
+  if (timed && runs >= kFeedbackRuns && t0 > 0 && t1 > kDemoteFactor * t0) {
     std::lock_guard lock(k.mu);
     if (k.state.load() != KernelState::Compiled) return;
     k.failure = "demoted: compiled " + std::to_string(t1) + " ns/element vs tier 0 " + std::to_string(t0);
@@ -149,6 +153,10 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
   std::size_t n = 0;
   for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs}) {
     for (OperandRef ref : *refs) {
+      if (group.matmul && refs == &group.inputs && n == static_cast<std::size_t>(group.matmul->product_input)) {
+        p[n++] = nullptr;  // the GEMM's product: run_matmul_epilogue decides where it lives
+        continue;
+      }
       const trace::Operand& op = operand(segment, ref);
       char* base = static_cast<char*>(segment.values[op.value].storage->data());
       p[n++] = base + op.geo.offset * static_cast<std::int64_t>(element_size(op.dtype));
@@ -165,10 +173,15 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
   for (int d = 0; d < spec.ndim; ++d)
     if (kernel.spec.dynamic_dims >> d & 1) scalars.push_back(spec.sizes[d]);
   const std::int64_t total = spec.numel();
-  kernels::parallel_ranges(total, kGrain, [&](std::int64_t b, std::int64_t e) { fn(b, e, p, scalars.data()); });
+  if (!group.matmul) {
+    kernels::parallel_ranges(total, kGrain, [&](std::int64_t b, std::int64_t e) { fn(b, e, p, scalars.data()); });
+  } else if (!run_matmul_epilogue(segment, group, fn, p, scalars.data())) {
+    profiler::count(profiler::JitEvent::GroupRunInterpreted);
+    return false;
+  }
   profiler::count(profiler::JitEvent::GroupRunCompiled);
   feedback(kernel, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count(),
-           total);
+           total, !group.matmul);
   return true;
 }
 
