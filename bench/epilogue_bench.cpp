@@ -15,8 +15,8 @@
 // reports each one's median time in ms and GFLOP/s. It dies if a result is
 // wrong or if tier1_fused did not run fused.
 #include <benchmark/benchmark.h>
-
 #include <cblas.h>
+#include <kiln/kiln.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,8 +25,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <kiln/kiln.h>
 
 #include "bench_util.h"
 #include "jit/tier1/config.h"
@@ -53,8 +51,8 @@ Problem make_problem(std::int64_t m, std::int64_t k, std::int64_t n) {
 
 void openblas_linear_relu(Problem& p) {
   const int m = static_cast<int>(p.m), k = static_cast<int>(p.k), n = static_cast<int>(p.n);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.f, p.xv.data(), k, p.wv.data(), n, 0.f,
-              p.cv.data(), n);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.f, p.xv.data(), k, p.wv.data(), n, 0.f, p.cv.data(),
+              n);
   for (std::int64_t i = 0; i < p.m; ++i) {
     float* row = p.cv.data() + i * p.n;
     for (std::int64_t j = 0; j < p.n; ++j) row[j] = std::max(row[j] + p.bv[j], 0.f);
@@ -105,7 +103,13 @@ void BM_Epilogue(benchmark::State& state) {
       {"tier0", 0, [&] { benchmark::DoNotOptimize(kiln_fused(p, keep)); }, {}},
       {"tier1_split", 1, [&] { benchmark::DoNotOptimize(kiln_split(p, keep)); }, {}},
       {"tier1_fused", 1, [&] { benchmark::DoNotOptimize(kiln_fused(p, keep)); }, {}},
-      {"openblas", -1, [&] { openblas_linear_relu(p); benchmark::ClobberMemory(); }, {}},
+      {"openblas",
+       -1,
+       [&] {
+         openblas_linear_relu(p);
+         benchmark::ClobberMemory();
+       },
+       {}},
   };
   set_tier(0);
   check(p, kiln_fused(p, keep), "tier0");

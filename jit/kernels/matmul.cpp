@@ -30,7 +30,8 @@ struct BatchBlock {
 };
 
 template <class T>
-void batched_matmul(const TensorArg& in_a, const TensorArg& in_b, const TensorArg& out, const MatmulEpilogue* epilogue) {
+void batched_matmul(const TensorArg& in_a, const TensorArg& in_b, const TensorArg& out,
+                    const MatmulEpilogue* epilogue) {
   const trace::Geometry &ga = in_a.geo, &gb = in_b.geo, &gc = out.geo;
   const int nd = gc.ndim;
   const std::int64_t m = gc.sizes[nd - 2], n = gc.sizes[nd - 1], k = ga.sizes[nd - 1];
@@ -83,7 +84,8 @@ void MatMul(const KernelCall& c) {
                              [&]<class T>() { batched_matmul<T>(c.in[0], c.in[1], c.out, nullptr); });
 }
 
-void matmul_float(const TensorArg& a, const TensorArg& b, const TensorArg& out, const MatmulEpilogue* epilogue) {
+void matmul_float(const TensorArg& a, const TensorArg& b, const TensorArg& out,
+                  const MatmulEpilogue* epilogue) {
   KILN_CHECK(out.geo.ndim >= 2 && is_floating_point(out.dtype) && a.dtype == out.dtype && b.dtype == out.dtype,
              "matmul_float on ", a.dtype, " @ ", b.dtype, " -> ", out.dtype);
   visit_dtype<kFloatTypes>(out.dtype, "matmul", [&]<class T>() { batched_matmul<T>(a, b, out, epilogue); });

@@ -2,17 +2,17 @@
 // as one unit: the GEMM with the consumers' compiled kernel as its per-block
 // epilogue. Each case runs on tier 0 and tier 1 against a plain reference,
 // and fails if the fused unit did not run (or ran more than once).
+#include "jit/tier1/matmul_epilogue.h"
+
 #include <gtest/gtest.h>
+#include <kiln/kiln.h>
 
 #include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include <kiln/kiln.h>
-
 #include "jit/kernels/gemm.h"
-#include "jit/tier1/matmul_epilogue.h"
 #include "tests/common/reference.h"
 #include "tests/jit_tier1/tiers.h"
 
@@ -39,7 +39,8 @@ void check(const Case& c) {
   const std::vector<Ref> want = c.reference();
   kiln::jit::set_enabled(false);
   const std::vector<Tensor> t0 = c.program();
-  for (std::size_t k = 0; k < want.size(); ++k) EXPECT_TRUE(kref::close(t0[k], want[k], c.tol)) << "tier 0, output " << k;
+  for (std::size_t k = 0; k < want.size(); ++k)
+    EXPECT_TRUE(kref::close(t0[k], want[k], c.tol)) << "tier 0, output " << k;
 
   const std::uint64_t fused_before = kiln::jit::matmul_epilogue_runs();
   const std::uint64_t compiled_before = kiln::stats().jit.group_runs_compiled;
@@ -50,17 +51,25 @@ void check(const Case& c) {
   }
   EXPECT_EQ(kiln::jit::matmul_epilogue_runs() - fused_before, c.fused_units) << "fused matmul units run";
   EXPECT_GE(kiln::stats().jit.group_runs_compiled - compiled_before, c.fused_units);
-  for (std::size_t k = 0; k < want.size(); ++k) EXPECT_TRUE(kref::close(t1[k], want[k], c.tol)) << "tier 1, output " << k;
+  for (std::size_t k = 0; k < want.size(); ++k)
+    EXPECT_TRUE(kref::close(t1[k], want[k], c.tol)) << "tier 1, output " << k;
 }
 
-Ref plus(const Ref& a, const Ref& b) { return kref::zip(a, b, [](double x, double y) { return x + y; }); }
-Ref relu(const Ref& a) { return kref::map(a, [](double x) { return x > 0 ? x : 0; }); }
+Ref plus(const Ref& a, const Ref& b) {
+  return kref::zip(a, b, [](double x, double y) { return x + y; });
+}
+Ref relu(const Ref& a) {
+  return kref::map(a, [](double x) { return x > 0 ? x : 0; });
+}
 
 // linear(x, w, b).relu() = relu(x @ w^T + b), with w^T a transposed view.
 Case linear_relu(std::int64_t m, std::int64_t k, std::int64_t n) {
   Tensor x = input({m, k}, 1), w = input({n, k}, 2), b = input({n}, 3);
-  return {[=] { return std::vector<Tensor>{kiln::nn::functional::linear(x, w, b).relu()}; },
-          [=] { return std::vector<Ref>{relu(plus(kref::matmul(kref::of(x), kref::transpose(kref::of(w), 0, 1)), kref::of(b)))}; }};
+  return {
+      [=] { return std::vector<Tensor>{kiln::nn::functional::linear(x, w, b).relu()}; },
+      [=] {
+        return std::vector<Ref>{relu(plus(kref::matmul(kref::of(x), kref::transpose(kref::of(w), 0, 1)), kref::of(b)))};
+      }};
 }
 
 TEST(MatmulEpilogue, LinearBiasReluOnAwkwardShapes) {
@@ -85,9 +94,12 @@ TEST(MatmulEpilogue, Activations) {
   Tensor x = input({37, 29}, 4), w = input({29, 41}, 5), b = input({41}, 6);
   using Act = std::pair<std::function<Tensor(const Tensor&)>, std::function<double(double)>>;
   const std::pair<const char*, Act> acts[] = {
-      {"gelu", {[](const Tensor& t) { return kiln::gelu(t); }, [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }}},
-      {"gelu_tanh", {[](const Tensor& t) { return kiln::gelu(t, "tanh"); },
-                     [](double v) { return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))); }}},
+      {"gelu",
+       {[](const Tensor& t) { return kiln::gelu(t); },
+        [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }}},
+      {"gelu_tanh",
+       {[](const Tensor& t) { return kiln::gelu(t, "tanh"); },
+        [](double v) { return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))); }}},
       {"tanh", {[](const Tensor& t) { return kiln::tanh(t); }, [](double v) { return std::tanh(v); }}},
       {"sigmoid", {[](const Tensor& t) { return kiln::sigmoid(t); }, [](double v) { return 1 / (1 + std::exp(-v)); }}}};
   for (const auto& [name, act] : acts) {
@@ -95,7 +107,8 @@ TEST(MatmulEpilogue, Activations) {
     const auto& [f, ref] = act;
     check({[=] { return std::vector<Tensor>{f(x.matmul(w) + b)}; },
            [=] { return std::vector<Ref>{kref::map(plus(kref::matmul(kref::of(x), kref::of(w)), kref::of(b)), ref)}; },
-           1, {1e-5, 1e-5}});
+           1,
+           {1e-5, 1e-5}});
   }
 }
 
@@ -133,7 +146,9 @@ TEST(MatmulEpilogue, RawProductLiveTooIsStored) {
 TEST(MatmulEpilogue, Batched) {
   Tensor x = input({3, 21, 30}, 17), w = input({30, 26}, 18), b = input({26}, 19);
   Tensor xb = input({2, 3, 9, 11}, 20), wb = input({2, 3, 11, 7}, 21);
-  check({[=] { return std::vector<Tensor>{(x.matmul(w) + b).relu(), kiln::tanh(xb.matmul(wb) * 0.25)}; },
+  check({[=] {
+           return std::vector<Tensor>{(x.matmul(w) + b).relu(), kiln::tanh(xb.matmul(wb) * 0.25)};
+         },
          [=] {
            Ref yb = kref::matmul(kref::of(xb), kref::of(wb));
            return std::vector<Ref>{relu(plus(kref::matmul(kref::of(x), kref::of(w)), kref::of(b))),
@@ -178,10 +193,35 @@ TEST(MatmulEpilogue, AccumulateIntoAnExistingTensor) {
 
 // Integer matmuls keep today's path (tier 0 GEMM, then a fused group).
 TEST(MatmulEpilogue, IntegerMatmulIsNotFused) {
-  Tensor x = input({9, 8}, 31, kiln::kInt64) , w = input({8, 6}, 32, kiln::kInt64);
+  Tensor x = input({9, 8}, 31, kiln::kInt64), w = input({8, 6}, 32, kiln::kInt64);
   check({[=] { return std::vector<Tensor>{(x.matmul(w) + 1).relu()}; },
-         [=] { return std::vector<Ref>{kref::map(kref::matmul(kref::of(x), kref::of(w)), [](double v) { return std::max(v + 1, 0.0); })}; },
+         [=] {
+           return std::vector<Ref>{
+               kref::map(kref::matmul(kref::of(x), kref::of(w)), [](double v) { return std::max(v + 1, 0.0); })};
+         },
          0, kref::kExact});
 }
 
 }  // namespace
+
+// Writing into an operand of the matmul: the GEMM would read what the
+// epilogue already wrote, so the group runs on tier 0 (and stays right).
+TEST(MatmulEpilogue, WritingIntoAnOperandRunsOnTierZero) {
+  Tensor x0 = input({14, 10}, 33), w = input({10, 10}, 34);
+  check({[=] {
+           Tensor x = x0.clone();
+           kiln::sync();
+           x.add_(x.matmul(w));
+           return std::vector<Tensor>{x};
+         },
+         [=] { return std::vector<Ref>{plus(kref::of(x0), kref::matmul(kref::of(x0), kref::of(w)))}; },
+         0});
+}
+
+// A consumer walking the product in another order is no epilogue.
+TEST(MatmulEpilogue, TransposedReadOfTheProductIsNotFused) {
+  Tensor x = input({6, 5}, 35), w = input({5, 8}, 36), c = input({8, 6}, 37);
+  check({[=] { return std::vector<Tensor>{x.matmul(w).t() + c}; },
+         [=] { return std::vector<Ref>{plus(kref::transpose(kref::matmul(kref::of(x), kref::of(w)), 0, 1), kref::of(c))}; },
+         0});
+}
