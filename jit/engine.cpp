@@ -127,7 +127,7 @@ void Engine::run(trace::Segment& segment) {
           taint.mark(node.out.value);
         }
       }
-      if (g >= 0 && g == timed_group && i == jit->groups[g].nodes.back())
+      if (g >= 0 && g == timed_group && i == jit->groups[g].nodes.back() && !jit->groups[g].matmul)
         note_interpreted(*jit->kernels[g], since(group_start), jit->groups[g].spec.numel());
     }
     for (; release != plan.releases.end() && release->node == i; ++release) intermediates.release(release->value);

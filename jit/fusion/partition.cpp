@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "jit/fusion/epilogue.h"
+
 namespace kiln::jit {
 namespace {
 
@@ -251,6 +253,7 @@ std::vector<FusedGroup> partition(const trace::Segment& segment, const std::vect
     builder->add(i);
   }
   close();
+  fuse_matmul_epilogues(segment, needed, groups);
   return groups;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "jit/fusion/kernel_spec.h"
@@ -18,6 +19,8 @@ struct OperandRef {
   std::int8_t operand = -1;
 };
 
+struct MatmulHead;  // jit/fusion/epilogue.h
+
 struct FusedGroup {
   std::vector<std::uint32_t> nodes;  // ascending indices into Segment::nodes
   KernelSpec spec;
@@ -27,6 +30,9 @@ struct FusedGroup {
   /// Pairs of views the plan assumed identical (same storage, same offset):
   /// offsets are not part of the segment key, so each run re-checks them.
   std::vector<std::pair<OperandRef, OperandRef>> same_view;
+  /// Set when a matmul (nodes.front()) computes what the spec reads as its
+  /// product input: the spec is then its epilogue.
+  std::shared_ptr<const MatmulHead> matmul;
 };
 
 /// Groups of at least `min_nodes` fusible nodes; `needed[i]` says whether

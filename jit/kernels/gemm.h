@@ -18,12 +18,22 @@ struct MatrixRef {
   T& at(std::int64_t i, std::int64_t j) const { return data[i * row_stride + j * col_stride]; }
 };
 
-/// C[m×n] = A[m×k] · B[k×n], overwriting C (k == 0 gives zeros). C must
-/// not overlap A or B. Uses the kernel threads when the product is large.
+/// Work done on each finished block of C -- rows [row, row + rows) by
+/// columns [col, col + cols), after its last rank-kc update -- while the
+/// block is still in cache (a fused elementwise epilogue). The blocks are
+/// disjoint and cover C; several threads may call `fn` at once.
+struct GemmEpilogue {
+  void (*fn)(const void* context, std::int64_t row, std::int64_t rows, std::int64_t col, std::int64_t cols);
+  const void* context;
+};
+
+/// C[m×n] = A[m×k] · B[k×n], overwriting C (k == 0 gives zeros), then
+/// `epilogue` (if any) on each finished block. C must not overlap A or B.
+/// Uses the kernel threads when the product is large.
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
-          MatrixRef<float> c);
+          MatrixRef<float> c, const GemmEpilogue* epilogue = nullptr);
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
-          MatrixRef<double> c);
+          MatrixRef<double> c, const GemmEpilogue* epilogue = nullptr);
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const std::int32_t> a,
           MatrixRef<const std::int32_t> b, MatrixRef<std::int32_t> c);
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const std::int64_t> a,

@@ -18,6 +18,10 @@ namespace {
 
 // Products below this many multiply-adds run on the calling thread.
 constexpr std::int64_t kParallelWork = std::int64_t{1} << 18;
+// Micro-panels of rows handed to an epilogue at once: 8 × mr rows by nc
+// columns (48 × 256 floats with AVX-512, 48 KiB) are still in L2 when it
+// reads them back.
+constexpr std::int64_t kEpiloguePanels = 8;
 
 // One C block against packed panels: rows × cols of C, depth kc.
 template <class T>
@@ -119,7 +123,7 @@ void pack_panels(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t
 
 template <class T>
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
-                 MatrixRef<T> c) {
+                 MatrixRef<T> c, const GemmEpilogue* epilogue) {
   const GemmIsa<T> isa = current_isa<T>();
   const GemmBlocking& bl = isa.blocking;
   const bool parallel = m * n * k >= kParallelWork;
@@ -157,8 +161,22 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
         // B^T as rows: row j of the transposed block is column jc + j of B.
         const MatrixRef<const T> bt{&b.at(pc, jc), b.col_stride, b.row_stride};
         pack_panels(b_pack.as<T>(), bt, nc, kc, bl.nr, 0, (nc + bl.nr - 1) / bl.nr);
-        isa.macro({a_pack.as<T>() + first * kc, b_pack.as<T>(), kc, rows, nc, &c.at(ic + first, jc), c.row_stride,
-                   c.col_stride, pc > 0});
+        MacroTile<T> tile{a_pack.as<T>() + first * kc, b_pack.as<T>(), kc, rows, nc, &c.at(ic + first, jc),
+                          c.row_stride, c.col_stride, pc > 0};
+        if (!epilogue || pc + kc < k) {
+          isa.macro(tile);
+          return;
+        }
+        // The last rank-kc update: finish a few micro-panels, then hand them over.
+        const std::int64_t step = kEpiloguePanels * bl.mr;
+        for (std::int64_t r = 0; r < rows; r += step) {
+          MacroTile<T> part = tile;
+          part.a_panels += r * kc;
+          part.rows = std::min(step, rows - r);
+          part.c += r * c.row_stride;
+          isa.macro(part);
+          epilogue->fn(epilogue->context, ic + first + r, part.rows, jc, nc);
+        }
       });
     }
   }
@@ -166,14 +184,15 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
 
 template <class T>
 void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
-                MatrixRef<T> c) {
+                MatrixRef<T> c, const GemmEpilogue* epilogue) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) c.at(i, j) = T(0);
+    if (epilogue) epilogue->fn(epilogue->context, 0, m, 0, n);
     return;
   }
-  gemm_packed(m, n, k, a, b, c);
+  gemm_packed(m, n, k, a, b, c, epilogue);
 }
 
 }  // namespace
@@ -181,12 +200,12 @@ void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const 
 void set_gemm_variant(GemmVariant variant) { forced_variant.store(variant, std::memory_order_relaxed); }
 
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
-          MatrixRef<float> c) {
-  gemm_float(m, n, k, a, b, c);
+          MatrixRef<float> c, const GemmEpilogue* epilogue) {
+  gemm_float(m, n, k, a, b, c, epilogue);
 }
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
-          MatrixRef<double> c) {
-  gemm_float(m, n, k, a, b, c);
+          MatrixRef<double> c, const GemmEpilogue* epilogue) {
+  gemm_float(m, n, k, a, b, c, epilogue);
 }
 
 }  // namespace kiln::jit::kernels

@@ -1,11 +1,14 @@
 // MatMul: [..., M, K] @ [..., K, N] -> [..., M, N] with the batch dims
 // already broadcast (a broadcast batch dim has stride 0). Each matrix goes
 // to gemm(); many small matrices are spread over threads by batch instead.
+#include <type_traits>
+
 #include <kiln/error.h>
 
 #include "jit/kernels/dtype_dispatch.h"
 #include "jit/kernels/gemm.h"
 #include "jit/kernels/kernel.h"
+#include "jit/kernels/matmul.h"
 #include "jit/kernels/parallel.h"
 #include "jit/kernels/strided_loop.h"
 
@@ -15,9 +18,21 @@ namespace {
 // Below this many multiply-adds per matrix, threads split the batch.
 constexpr std::int64_t kSmallMatrixWork = std::int64_t{1} << 16;
 
+// An epilogue's view of one matrix of the batch.
+struct BatchBlock {
+  const MatmulEpilogue* epilogue;
+  std::int64_t batch;
+
+  static void call(const void* self, std::int64_t row, std::int64_t rows, std::int64_t col, std::int64_t cols) {
+    const auto* b = static_cast<const BatchBlock*>(self);
+    b->epilogue->fn(b->epilogue->context, b->batch, row, rows, col, cols);
+  }
+};
+
 template <class T>
-void batched_matmul(const KernelCall& c) {
-  const trace::Geometry &ga = c.in[0].geo, &gb = c.in[1].geo, &gc = c.out.geo;
+void batched_matmul(const TensorArg& in_a, const TensorArg& in_b, const TensorArg& out,
+                    const MatmulEpilogue* epilogue) {
+  const trace::Geometry &ga = in_a.geo, &gb = in_b.geo, &gc = out.geo;
   const int nd = gc.ndim;
   const std::int64_t m = gc.sizes[nd - 2], n = gc.sizes[nd - 1], k = ga.sizes[nd - 1];
   KILN_CHECK(ga.ndim == nd && gb.ndim == nd && ga.sizes[nd - 2] == m && gb.sizes[nd - 2] == k && gb.sizes[nd - 1] == n,
@@ -38,14 +53,22 @@ void batched_matmul(const KernelCall& c) {
   if (batches == 0 || m == 0 || n == 0) return;
 
   auto multiply = [&](std::int64_t begin, std::int64_t end) {
-    for_each_run(batch, begin, end, [&](const std::int64_t* offsets, std::int64_t, std::int64_t count) {
+    for_each_run(batch, begin, end, [&](const std::int64_t* offsets, std::int64_t first, std::int64_t count) {
       for (std::int64_t i = 0; i < count; ++i) {
-        const auto* a = reinterpret_cast<const T*>(c.in[0].data) + offsets[1] + i * batch.inner_stride(1);
-        const auto* b = reinterpret_cast<const T*>(c.in[1].data) + offsets[2] + i * batch.inner_stride(2);
-        auto* out = reinterpret_cast<T*>(c.out.data) + offsets[0] + i * batch.inner_stride(0);
-        gemm(m, n, k, MatrixRef<const T>{a, ga.strides[nd - 2], ga.strides[nd - 1]},
-             MatrixRef<const T>{b, gb.strides[nd - 2], gb.strides[nd - 1]},
-             MatrixRef<T>{out, gc.strides[nd - 2], gc.strides[nd - 1]});
+        const auto* a = reinterpret_cast<const T*>(in_a.data) + offsets[1] + i * batch.inner_stride(1);
+        const auto* b = reinterpret_cast<const T*>(in_b.data) + offsets[2] + i * batch.inner_stride(2);
+        auto* c = reinterpret_cast<T*>(out.data) + offsets[0] + i * batch.inner_stride(0);
+        const MatrixRef<const T> ma{a, ga.strides[nd - 2], ga.strides[nd - 1]};
+        const MatrixRef<const T> mb{b, gb.strides[nd - 2], gb.strides[nd - 1]};
+        const MatrixRef<T> mc{c, gc.strides[nd - 2], gc.strides[nd - 1]};
+        if constexpr (std::is_floating_point_v<T>) {
+          // Coalescing kept row-major order, so `first + i` is the matrix's batch index.
+          const BatchBlock block{epilogue, first + i};
+          const GemmEpilogue per_matrix{&BatchBlock::call, &block};
+          gemm(m, n, k, ma, mb, mc, epilogue ? &per_matrix : nullptr);
+        } else {
+          gemm(m, n, k, ma, mb, mc);
+        }
       }
     });
   };
@@ -57,7 +80,15 @@ void batched_matmul(const KernelCall& c) {
 
 void MatMul(const KernelCall& c) {
   KILN_CHECK(c.out.geo.ndim >= 2, "matmul output has ", c.out.geo.ndim, " dims");
-  visit_dtype<kNumericTypes>(c.out.dtype, "matmul", [&]<class T>() { batched_matmul<T>(c); });
+  visit_dtype<kNumericTypes>(c.out.dtype, "matmul",
+                             [&]<class T>() { batched_matmul<T>(c.in[0], c.in[1], c.out, nullptr); });
+}
+
+void matmul_float(const TensorArg& a, const TensorArg& b, const TensorArg& out,
+                  const MatmulEpilogue* epilogue) {
+  KILN_CHECK(out.geo.ndim >= 2 && is_floating_point(out.dtype) && a.dtype == out.dtype && b.dtype == out.dtype,
+             "matmul_float on ", a.dtype, " @ ", b.dtype, " -> ", out.dtype);
+  visit_dtype<kFloatTypes>(out.dtype, "matmul", [&]<class T>() { batched_matmul<T>(a, b, out, epilogue); });
 }
 
 }  // namespace kiln::jit::kernels

@@ -3,10 +3,12 @@
 #include <bit>
 #include <chrono>
 
+#include "jit/fusion/epilogue.h"
 #include "jit/kernels/parallel.h"
 #include "jit/tier1/config.h"
 #include "jit/tier1/disk_cache.h"
 #include "jit/tier1/keyed_table.h"
+#include "jit/tier1/matmul_epilogue.h"
 #include "jit/tier1/plan_text.h"
 #include "profiler/jit_counters.h"
 
@@ -96,7 +98,9 @@ bool timed_run(const KernelEntry& k) {
   return runs < kTimedRuns || runs % kSampleEvery == 0;
 }
 
-// After a compiled run; `ns` < 0 when it was not timed.
+// After a compiled run; `ns` < 0 when it was not timed, or when the time is
+// not the kernel's alone (a matmul epilogue's run includes its GEMM, which
+// says nothing about the kernel against tier 0).
 void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements) {
   std::uint64_t runs = k.compiled_runs.fetch_add(1, std::memory_order_relaxed) + 1;
   if (ns >= 0) keep_min(k.t1_ns_per_elem, ns_per_elem(ns, elements));
@@ -183,6 +187,10 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
   std::size_t n = 0;
   for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs}) {
     for (OperandRef ref : *refs) {
+      if (group.matmul && refs == &group.inputs && n == static_cast<std::size_t>(group.matmul->product_input)) {
+        p[n++] = nullptr;  // the GEMM's product: run_matmul_epilogue decides where it lives
+        continue;
+      }
       const trace::Operand& op = operand(segment, ref);
       char* base = static_cast<char*>(segment.values[op.value].storage->data());
       p[n++] = base + op.geo.offset * static_cast<std::int64_t>(element_size(op.dtype));
@@ -207,11 +215,17 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
   for (int d = 0; d < spec.ndim; ++d)
     if (kernel.spec.dynamic_dims >> d & 1) scalars[n_scalars++] = spec.sizes[d];
   const std::int64_t total = spec.numel();
-  kernels::parallel_ranges(total, kGrain, [&](std::int64_t b, std::int64_t e) { fn(b, e, p, scalars); });
+  if (!group.matmul) {
+    kernels::parallel_ranges(total, kGrain, [&](std::int64_t b, std::int64_t e) { fn(b, e, p, scalars); });
+  } else if (!run_matmul_epilogue(segment, group, fn, p, scalars)) {
+    profiler::count(profiler::JitEvent::GroupRunInterpreted);
+    return false;
+  }
   profiler::count(profiler::JitEvent::GroupRunCompiled);
   feedback(kernel,
-           timed ? std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()
-                 : -1,
+           timed && !group.matmul
+               ? std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()
+               : -1,
            total);
   return true;
 }
