@@ -61,6 +61,12 @@ kiln::Tensor layer_norm_kiln() {
 
 // ---- hand-written loops -----------------------------------------------------
 
+// GCC 12's AVX-512 headers build some results from _mm512_undefined_*(),
+// which its own uninitialized-use warnings flag.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
 using Exp16 = __m512 (*)(__m512);
 
 // glibc's 16-wide expf, if this CPU and libc have it.
@@ -168,23 +174,28 @@ void hand_layer_norm(const float* x, const float* w, const float* b, float* y) {
   });
 }
 
+#pragma GCC diagnostic pop
+
 // ---- checks -------------------------------------------------------------------
 
-void check_close(const std::vector<float>& got, const std::vector<float>& want, double rel, const std::string& what) {
+// |got - want| <= rel * (|want| + floor): the floor is where values cancel
+// (a layer norm's outputs near 0 carry the error of its O(1) terms).
+void check_close(const std::vector<float>& got, const std::vector<float>& want, double rel, double floor,
+                 const std::string& what) {
   double worst = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
     const double d = std::fabs(double(got[i]) - double(want[i]));
-    worst = std::max(worst, d / (std::fabs(double(want[i])) + 1e-3));
-    if (!(d <= rel * (std::fabs(double(want[i])) + 1e-3)))
+    worst = std::max(worst, d / (std::fabs(double(want[i])) + floor));
+    if (!(d <= rel * (std::fabs(double(want[i])) + floor)))
       die(what + " differs from tier 0 at element " + std::to_string(i) + ": " + std::to_string(got[i]) + " vs " +
           std::to_string(want[i]));
   }
-  std::fprintf(stderr, "check %-24s vs tier 0: max rel err %.3g\n", what.c_str(), worst);
+  std::fprintf(stderr, "check %-24s vs tier 0: max err / (|tier 0| + %g) = %.3g\n", what.c_str(), floor, worst);
 }
 
 // Tier 1 warmed up to its steady state (compiled, then past the O3 upgrade),
 // checked to run `f` as one compiled kernel and against tier 0.
-void warm_and_check(kiln::Tensor (*f)(), const std::vector<float>& hand, double rel, const char* name) {
+void warm_and_check(kiln::Tensor (*f)(), const std::vector<float>& hand, double floor, const char* name) {
   kiln::jit::set_enabled(false);
   const std::vector<float> t0 = f().to_vector<float>();
   kiln::jit::set_enabled(true);
@@ -195,8 +206,8 @@ void warm_and_check(kiln::Tensor (*f)(), const std::vector<float>& hand, double 
   const kiln::JitStats after = kiln::stats().jit;
   if (after.group_runs_compiled - before.group_runs_compiled != 1 || after.group_runs_interpreted != before.group_runs_interpreted)
     die(std::string(name) + ": tier 1 did not run as one compiled kernel");
-  check_close(t1, t0, 1e-5, std::string(name) + " tier 1");
-  check_close(hand, t0, rel, std::string(name) + " hand loop");
+  check_close(t1, t0, 1e-5, floor, std::string(name) + " tier 1");
+  check_close(hand, t0, 1e-5, floor, std::string(name) + " hand loop");
 }
 
 struct Checked {
@@ -204,11 +215,11 @@ struct Checked {
   Checked() : y(kRows * kCols) {
     Data& d = data();
     std::vector<float> s{hand_sum(d.flat.data_ptr<float>())};
-    warm_and_check(sum_kiln, s, 1e-6, "sum");
+    warm_and_check(sum_kiln, s, 0, "sum");
     hand_softmax(d.x.data_ptr<float>(), y.data());
-    warm_and_check(softmax_kiln, y, 1e-5, "softmax");
+    warm_and_check(softmax_kiln, y, 1e-3, "softmax");
     hand_layer_norm(d.x.data_ptr<float>(), d.w.data_ptr<float>(), d.b.data_ptr<float>(), y.data());
-    warm_and_check(layer_norm_kiln, y, 1e-4, "layer_norm");
+    warm_and_check(layer_norm_kiln, y, 1, "layer_norm");
   }
 };
 
