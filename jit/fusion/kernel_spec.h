@@ -128,6 +128,11 @@ bool is_reduction(trace::OpId op);
 /// value's; the position is an int64 beside it).
 ScalarType accumulator_dtype(const KernelInstr& reduction);
 
+/// Elements per chunk of a partial kernel's launch. Fixed, so that the
+/// order in which partial results are combined never depends on the thread
+/// count.
+inline constexpr std::int64_t kPartialChunk = 64 * 1024;
+
 /// The accumulator of a partial kernel's reduction output: the value (in
 /// accumulator_dtype) at byte 0, an arg reduction's position (int64, -1:
 /// none yet) at byte 8.

@@ -9,10 +9,6 @@
 
 namespace kiln::jit {
 
-/// Elements per chunk of a partial kernel. Fixed, so that the order in
-/// which partial results are combined never depends on the thread count.
-inline constexpr std::int64_t kPartialChunk = 64 * 1024;
-
 /// Runs `fn`, compiled from `spec` (the caller's copy: this run's sizes),
 /// with the CompiledFn arguments `ptrs` and `scalars`.
 void launch(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars);
