@@ -238,13 +238,16 @@ void Lowering::element(int phase, llvm::Value* position, llvm::Value* j, llvm::M
 // Loop `phase` over the row's elements [first, end), linear over the
 // reduced dims (all dims for the other forms), in pieces along the inner dim:
 //
-//   for (p = first; p < end; p += n) {
-//     sub = p / inner; col = p % inner; n = min(inner - col, end - p);
+//   for (q = first; q < end; q += n) {
+//     sub = q / inner; col = q % inner; n = min(inner - col, end - q);
 //     offsets: row base + split(sub) . strides + col * inner stride
 //     (inputs with inner stride 0 are loaded here, once per piece)
-//     for (j = 0; j < n; ++j) element(p + j)      // constant strides: vectorized
+//     for (j = 0; j < n; ++j) element(q + j)      // constant strides: vectorized
 //   }
 //
+// A row kernel walks whole rows, so its pieces are whole inner runs:
+// q counts pieces (sub = q, col = 0) and n = inner, a constant, which lets
+// LLVM drop the remainder loop of long rows and unroll short ones.
 // The inner loop's loads and stores form one access group declared
 // parallel (llvm.loop.parallel_accesses): by the CompiledFn contract
 // iterations never share elements, so no run-time overlap checks are
@@ -257,18 +260,27 @@ void Lowering::loop(int phase, llvm::Value* first, llvm::Value* end) {
   auto* inner_block = llvm::BasicBlock::Create(context, "inner", f);
   auto* latch_block = llvm::BasicBlock::Create(context, "piece.latch", f);
   auto* done_block = llvm::BasicBlock::Create(context, "loop.done", f);
-  builder_.CreateCondBr(builder_.CreateICmpSLT(first, end), piece_block, done_block);
+  const int last = spec_.ndim - 1;  // -1: a zero-dim kernel, one element
+  const bool rows = row_kernel();
+  llvm::Value* inner = last >= 0 ? sizes_[last] : builder_.getInt64(1);
+  llvm::Value* start = rows ? builder_.getInt64(0) : first;
+  // A row kernel's reduced sizes are static (only dim 0 may be dynamic);
+  // an empty row has no piece, whose inner loop would run once regardless.
+  bool empty_rows = false;
+  for (int d = spec_.row_dims; rows && d < spec_.ndim; ++d) empty_rows = empty_rows || spec_.sizes[d] == 0;
+  llvm::Value* stop = !rows ? end : empty_rows ? builder_.getInt64(0) : product_of_sizes(spec_.row_dims, last);
+  builder_.CreateCondBr(builder_.CreateICmpSLT(start, stop), piece_block, done_block);
 
   builder_.SetInsertPoint(piece_block);
-  llvm::PHINode* p = builder_.CreatePHI(builder_.getInt64Ty(), 2, "p");
-  p->addIncoming(first, before);
-  const int last = spec_.ndim - 1;  // -1: a zero-dim kernel, one element
-  llvm::Value* inner = last >= 0 ? sizes_[last] : builder_.getInt64(1);
+  llvm::PHINode* q = builder_.CreatePHI(builder_.getInt64Ty(), 2, "q");
+  q->addIncoming(start, before);
   const bool split = last > spec_.row_dims;
-  llvm::Value* sub = split ? builder_.CreateUDiv(p, inner, "sub") : nullptr;
-  llvm::Value* col = split ? builder_.CreateURem(p, inner, "col") : static_cast<llvm::Value*>(p);
-  llvm::Value* n = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder_.CreateSub(inner, col),
-                                                  builder_.CreateSub(end, p), nullptr, "n");
+  llvm::Value* sub = rows ? q : split ? builder_.CreateUDiv(q, inner, "sub") : nullptr;
+  llvm::Value* col = rows ? nullptr : split ? builder_.CreateURem(q, inner, "col") : static_cast<llvm::Value*>(q);
+  llvm::Value* n = rows ? inner
+                        : builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder_.CreateSub(inner, col),
+                                                         builder_.CreateSub(end, q), nullptr, "n");
+  llvm::Value* piece_start = rows ? builder_.CreateMul(q, inner, "piece.start") : q;
   std::vector<llvm::Value*> index = split ? split_index(sub, spec_.row_dims, last - 1) : std::vector<llvm::Value*>(spec_.ndim);
   if (last >= 0) index[last] = col;
   offsets_ = offsets_of(index, spec_.row_dims, last, row_base_);
@@ -281,7 +293,7 @@ void Lowering::loop(int phase, llvm::Value* first, llvm::Value* end) {
   llvm::MDNode* group = llvm::MDNode::getDistinct(context, {});
   llvm::PHINode* j = builder_.CreatePHI(builder_.getInt64Ty(), 2, "j");
   j->addIncoming(builder_.getInt64(0), piece_block);
-  element(phase, builder_.CreateAdd(p, j, "position"), j, group);
+  element(phase, builder_.CreateAdd(piece_start, j, "position"), j, group);
   llvm::Value* j_next = builder_.CreateAdd(j, builder_.getInt64(1), "j.next");
   j->addIncoming(j_next, builder_.GetInsertBlock());
   llvm::BranchInst* back = builder_.CreateCondBr(builder_.CreateICmpSLT(j_next, n), inner_block, latch_block);
@@ -293,15 +305,16 @@ void Lowering::loop(int phase, llvm::Value* first, llvm::Value* end) {
   back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
 
   builder_.SetInsertPoint(latch_block);
-  llvm::Value* p_next = builder_.CreateAdd(p, n, "p.next");
-  p->addIncoming(p_next, latch_block);
-  builder_.CreateCondBr(builder_.CreateICmpSLT(p_next, end), piece_block, done_block);
+  llvm::Value* q_next = builder_.CreateAdd(q, rows ? builder_.getInt64(1) : n, "q.next");
+  q->addIncoming(q_next, latch_block);
+  builder_.CreateCondBr(builder_.CreateICmpSLT(q_next, stop), piece_block, done_block);
   builder_.SetInsertPoint(done_block);
   invariant_ = std::move(row_invariant);
 }
 
-// One row (the whole range [first, end) for the forms without rows): its
-// phases in order, then its row-level outputs or partial accumulators.
+// One row (the whole range [first, end) for the forms without rows; a row
+// kernel's loops walk the whole row): its phases in order, then its
+// row-level outputs or partial accumulators.
 void Lowering::row(llvm::Value* row_index, llvm::Value* first, llvm::Value* end) {
   row_base_.clear();
   invariant_.assign(spec_.inputs.size(), nullptr);
@@ -351,14 +364,13 @@ void Lowering::run(llvm::Function* f) {
     builder_.CreateBr(exit);
     return;
   }
-  // Rows [begin, end), each over its elements [0, row length).
-  llvm::Value* length = product_of_sizes(spec_.row_dims, spec_.ndim);
+  // Rows [begin, end), each over all its elements.
   auto* row_block = llvm::BasicBlock::Create(context, "row", f, exit);
   builder_.CreateCondBr(builder_.CreateICmpSLT(begin, end), row_block, exit);
   builder_.SetInsertPoint(row_block);
   llvm::PHINode* r = builder_.CreatePHI(builder_.getInt64Ty(), 2, "r");
   r->addIncoming(begin, entry);
-  row(r, builder_.getInt64(0), length);
+  row(r, nullptr, nullptr);
   llvm::Value* r_next = builder_.CreateAdd(r, builder_.getInt64(1), "r.next");
   r->addIncoming(r_next, builder_.GetInsertBlock());
   builder_.CreateCondBr(builder_.CreateICmpSLT(r_next, end), row_block, exit);
