@@ -10,16 +10,20 @@
 
 #include "jit/codegen/convert.h"
 #include "jit/codegen/emit_ops.h"
+#include "jit/codegen/emit_reduce.h"
 #include "jit/codegen/ir_context.h"
 #include "jit/codegen/validate.h"
+#include "jit/fusion/kernel_phases.h"
 
 namespace kiln::jit::codegen {
 namespace {
 
-// The dtype of every instruction must be one its op has a form for.
+// The dtype of every elementwise instruction must be one its op has a form
+// for; reductions have a form for every dtype, as on tier 0.
 void check_dtypes(const KernelSpec& spec) {
   for (std::size_t i = 0; i < spec.instrs.size(); ++i) {
     const KernelInstr& instr = spec.instrs[i];
+    if (is_reduction(instr.op)) continue;
     if ((op_emitter(instr.op).dtypes & dtype_bit(instr.dtype)) == 0)
       throw InternalError(detail::cat("[jit] %", i, ": ", trace::name(instr.op), " has no ", instr.dtype,
                                       " form\n", spec.to_string()));
@@ -29,46 +33,73 @@ void check_dtypes(const KernelSpec& spec) {
 class Lowering {
  public:
   Lowering(const KernelSpec& spec, llvm::Module& module)
-      : spec_(spec), builder_(module.getContext()), ir_(module, builder_) {}
+      : spec_(spec), phases_(plan_phases(spec)), builder_(module.getContext()), ir_(module, builder_) {}
 
   void run(llvm::Function* f);
 
  private:
-  // Whether some static dim has size 0 (no element, whatever the dynamic sizes).
+  bool row_kernel() const { return spec_.row_dims > 0; }
+  // Whether no element can exist whatever the dynamic sizes: then nothing
+  // is done (and no size divides). A partial kernel still stores identities.
   bool statically_empty() const {
-    for (int d = 0; d < spec_.ndim; ++d)
+    if (spec_.is_partial()) return false;
+    const int dims = row_kernel() ? spec_.row_dims : spec_.ndim;
+    for (int d = 0; d < dims; ++d)
       if (!spec_.is_dynamic(d) && spec_.sizes[d] == 0) return true;
     return false;
   }
-  llvm::Value* inner_size() { return spec_.ndim == 0 ? builder_.getInt64(1) : sizes_[spec_.ndim - 1]; }
   std::int64_t inner_stride(const KernelOperand& operand) const {
     return spec_.ndim == 0 ? 0 : operand.strides[spec_.ndim - 1];
   }
   const KernelOperand& memory(std::size_t k) const {
     return k < spec_.inputs.size() ? spec_.inputs[k] : spec_.outputs[k - spec_.inputs.size()].mem;
   }
+  std::size_t output_operand(std::size_t k) const { return spec_.inputs.size() + k; }
 
   llvm::Value* add_scaled(llvm::Value* sum, llvm::Value* x, std::int64_t stride);
+  llvm::Value* product_of_sizes(int from, int to);
   void load_invariants(llvm::Function* f);
-  void row_offsets(llvm::Value* row, llvm::Value* col);
-  llvm::Value* element_address(std::size_t k, llvm::Value* j);
-  llvm::Value* load_input(std::size_t k, llvm::Value* j);
+  std::vector<llvm::Value*> split_index(llvm::Value* index, int first, int last);
+  std::vector<llvm::Value*> offsets_of(const std::vector<llvm::Value*>& index, int first, int last,
+                                       const std::vector<llvm::Value*>& base);
+  llvm::Value* address(std::size_t k, llvm::Value* offset);
+  llvm::Value* load_input(std::size_t k, llvm::Value* offset, llvm::MDNode* group);
+  void store(std::size_t out, llvm::Value* offset, llvm::MDNode* group);
   llvm::Value* argument(const KernelInstr& instr, int k);
-  void body(llvm::Value* j);
+  void evaluate(std::size_t i);
+  void row_values(int depth);
+  void row(llvm::Value* row_index, llvm::Value* first, llvm::Value* end);
+  void loop(int phase, llvm::Value* first, llvm::Value* end);
+  void element(int phase, llvm::Value* position, llvm::Value* j, llvm::MDNode* group);
 
   const KernelSpec& spec_;
+  const KernelPhases phases_;
   llvm::IRBuilder<> builder_;
   IrContext ir_;
   std::vector<bool> used_;             // per input: read by some instruction
   std::vector<llvm::Value*> sizes_;    // per dim: its constant size, or the run-time one loaded at entry
   std::vector<llvm::Value*> bases_;    // inputs, then outputs
+  std::vector<llvm::Value*> row_base_;  // per memory operand: element offset of the row (null: 0)
   std::vector<llvm::Value*> offsets_;  // per memory operand: element offset of the row piece (null: 0)
-  std::vector<llvm::Value*> row_invariant_;  // inputs with inner stride 0, loaded once per row
+  std::vector<llvm::Value*> invariant_;  // per input: loaded once per row or per row piece
   std::vector<llvm::Value*> loaded_;   // inputs loaded in the current inner iteration
-  std::vector<llvm::Value*> values_;   // instruction results
+  std::vector<llvm::Value*> values_;   // instruction results (row-level: of the current row)
+  std::vector<Accumulator> accumulators_;  // per instruction (reductions only)
   std::map<std::pair<std::int32_t, ScalarType>, llvm::Value*> scalars_;  // converted once, in the entry block
-  llvm::MDNode* access_group_ = nullptr;  // the inner loop's loads and stores
 };
+
+// sum + x * stride, folding the trivial cases (sum null: 0) so dumps stay readable.
+llvm::Value* Lowering::add_scaled(llvm::Value* sum, llvm::Value* x, std::int64_t stride) {
+  if (stride == 0) return sum;
+  llvm::Value* term = stride == 1 ? x : builder_.CreateMul(x, builder_.getInt64(stride));
+  return sum == nullptr ? term : builder_.CreateAdd(sum, term);
+}
+
+llvm::Value* Lowering::product_of_sizes(int from, int to) {
+  llvm::Value* n = builder_.getInt64(1);
+  for (int d = from; d < to; ++d) n = builder_.CreateMul(n, sizes_[d]);
+  return n;
+}
 
 void Lowering::load_invariants(llvm::Function* f) {
   llvm::Value* ptrs = f->getArg(2);
@@ -101,58 +132,63 @@ void Lowering::load_invariants(llvm::Function* f) {
       scalars_[{arg.index, to}] = convert_scalar(ir_, bits, spec_.scalars[arg.index], to);
     }
   }
+  accumulators_.resize(spec_.instrs.size());
+  for (std::size_t i = 0; i < spec_.instrs.size(); ++i)
+    if (is_reduction(spec_.instrs[i].op)) accumulators_[i] = make_accumulator(ir_, spec_.instrs[i]);
 }
 
-// sum + x * stride, folding the trivial cases (sum null: 0) so dumps stay readable.
-llvm::Value* Lowering::add_scaled(llvm::Value* sum, llvm::Value* x, std::int64_t stride) {
-  if (stride == 0) return sum;
-  llvm::Value* term = stride == 1 ? x : builder_.CreateMul(x, builder_.getInt64(stride));
-  return sum == nullptr ? term : builder_.CreateAdd(sum, term);
-}
-
-// Splits `row` into the indices of the outer dims and forms every operand's
-// element offset of (row, col).
-void Lowering::row_offsets(llvm::Value* row, llvm::Value* col) {
-  std::vector<llvm::Value*> index(spec_.ndim > 0 ? spec_.ndim - 1 : 0);
-  llvm::Value* rest = row;
-  for (int d = spec_.ndim - 2; d >= 0; --d) {
-    if (!spec_.is_dynamic(d) && spec_.sizes[d] == 1) continue;  // index 0: no term in any offset
-    if (d == 0) {
-      index[d] = rest;  // row < product of the outer sizes
+// The indices of dims [first, last] in the row-major linear `index` (the
+// index of dim `first` is what remains: the caller keeps `index` in range).
+// Null for a static size-1 dim: its index is 0 and enters no offset.
+std::vector<llvm::Value*> Lowering::split_index(llvm::Value* index, int first, int last) {
+  std::vector<llvm::Value*> out(spec_.ndim, nullptr);
+  llvm::Value* rest = index;
+  for (int d = last; d >= first; --d) {
+    if (!spec_.is_dynamic(d) && spec_.sizes[d] == 1) continue;
+    if (d == first) {
+      out[d] = rest;
     } else {
-      index[d] = builder_.CreateURem(rest, sizes_[d]);
+      out[d] = builder_.CreateURem(rest, sizes_[d]);
       rest = builder_.CreateUDiv(rest, sizes_[d]);
     }
   }
-  offsets_.assign(bases_.size(), nullptr);
-  row_invariant_.assign(spec_.inputs.size(), nullptr);
+  return out;
+}
+
+// Per memory operand: base + the offset of `index` over dims [first, last].
+std::vector<llvm::Value*> Lowering::offsets_of(const std::vector<llvm::Value*>& index, int first, int last,
+                                               const std::vector<llvm::Value*>& base) {
+  std::vector<llvm::Value*> offsets(bases_.size(), nullptr);
   for (std::size_t k = 0; k < bases_.size(); ++k) {
-    const KernelOperand& operand = memory(k);
-    llvm::Value* offset = nullptr;
-    for (int d = 0; d + 1 < spec_.ndim; ++d)
-      if (index[d] != nullptr) offset = add_scaled(offset, index[d], operand.strides[d]);
-    offset = add_scaled(offset, col, inner_stride(operand));
-    offsets_[k] = offset;
+    llvm::Value* offset = base.empty() ? nullptr : base[k];
+    for (int d = first; d <= last; ++d)
+      if (index[d] != nullptr) offset = add_scaled(offset, index[d], memory(k).strides[d]);
+    offsets[k] = offset;
   }
-  for (std::size_t k = 0; k < spec_.inputs.size(); ++k)
-    if (used_[k] && inner_stride(spec_.inputs[k]) == 0) row_invariant_[k] = load_input(k, nullptr);
+  return offsets;
 }
 
-llvm::Value* Lowering::element_address(std::size_t k, llvm::Value* j) {
-  const KernelOperand& operand = memory(k);
-  llvm::Value* index = j == nullptr ? offsets_[k] : add_scaled(offsets_[k], j, inner_stride(operand));
-  if (index == nullptr) index = builder_.getInt64(0);
-  return builder_.CreateInBoundsGEP(ir_.memory_type(operand.dtype), bases_[k], index);
+llvm::Value* Lowering::address(std::size_t k, llvm::Value* offset) {
+  if (offset == nullptr) offset = builder_.getInt64(0);
+  return builder_.CreateInBoundsGEP(ir_.memory_type(memory(k).dtype), bases_[k], offset);
 }
 
-llvm::Value* Lowering::load_input(std::size_t k, llvm::Value* j) {
+llvm::Value* Lowering::load_input(std::size_t k, llvm::Value* offset, llvm::MDNode* group) {
   const ScalarType t = spec_.inputs[k].dtype;
-  llvm::Type* type = ir_.memory_type(t);
-  llvm::LoadInst* value = builder_.CreateAlignedLoad(type, element_address(k, j), llvm::Align(element_size(t)),
-                                                     "in" + std::to_string(k));
-  if (j != nullptr) value->setMetadata(llvm::LLVMContext::MD_access_group, access_group_);
+  llvm::LoadInst* value = builder_.CreateAlignedLoad(ir_.memory_type(t), address(k, offset),
+                                                     llvm::Align(element_size(t)), "in" + std::to_string(k));
+  if (group) value->setMetadata(llvm::LLVMContext::MD_access_group, group);
   if (t == kBool) return builder_.CreateICmpNE(value, builder_.getInt8(0));
   return value;
+}
+
+void Lowering::store(std::size_t k, llvm::Value* offset, llvm::MDNode* group) {
+  const KernelOutput& out = spec_.outputs[k];
+  llvm::Value* value = convert(ir_, values_[out.instr], spec_.instrs[out.instr].out_dtype, out.mem.dtype);
+  if (out.mem.dtype == kBool) value = builder_.CreateZExt(value, builder_.getInt8Ty());
+  llvm::StoreInst* s = builder_.CreateAlignedStore(value, address(output_operand(k), offset),
+                                                   llvm::Align(element_size(out.mem.dtype)));
+  if (group) s->setMetadata(llvm::LLVMContext::MD_access_group, group);
 }
 
 llvm::Value* Lowering::argument(const KernelInstr& instr, int k) {
@@ -162,29 +198,149 @@ llvm::Value* Lowering::argument(const KernelInstr& instr, int k) {
   switch (arg.kind) {
     case ArgRef::Scalar: return scalars_.at({arg.index, to});
     case ArgRef::Instr: value = values_[arg.index]; break;
-    case ArgRef::Input: value = loaded_[arg.index]; break;
+    case ArgRef::Input: value = invariant_[arg.index] ? invariant_[arg.index] : loaded_[arg.index]; break;
   }
   return convert(ir_, value, arg_dtype(spec_, arg), to);
 }
 
-// One element: load what is used, evaluate the instructions, store the outputs.
-void Lowering::body(llvm::Value* j) {
+void Lowering::evaluate(std::size_t i) {
+  const KernelInstr& instr = spec_.instrs[i];
+  llvm::Value* args[3] = {};
+  for (int k = 0; k < instr.arity; ++k) args[k] = argument(instr, k);
+  values_[i] = op_emitter(instr.op).emit(ir_, instr, llvm::ArrayRef(args, instr.arity));
+}
+
+// The row-level elementwise instructions whose reductions are complete
+// after `depth` loops.
+void Lowering::row_values(int depth) {
+  for (std::size_t i = 0; i < spec_.instrs.size(); ++i)
+    if (phases_.row_level[i] && phases_.depth[i] == depth && !is_reduction(spec_.instrs[i].op)) evaluate(i);
+}
+
+// One element of loop `phase`: its instructions, reductions and stores.
+void Lowering::element(int phase, llvm::Value* position, llvm::Value* j, llvm::MDNode* group) {
   loaded_.assign(spec_.inputs.size(), nullptr);
   for (std::size_t k = 0; k < spec_.inputs.size(); ++k)
-    if (used_[k]) loaded_[k] = row_invariant_[k] ? row_invariant_[k] : load_input(k, j);
-  values_.clear();
-  for (const KernelInstr& instr : spec_.instrs) {
-    llvm::Value* args[3] = {};
-    for (int k = 0; k < instr.arity; ++k) args[k] = argument(instr, k);
-    values_.push_back(op_emitter(instr.op).emit(ir_, instr, llvm::ArrayRef(args, instr.arity)));
+    if (used_[k] && !invariant_[k]) loaded_[k] = load_input(k, add_scaled(offsets_[k], j, inner_stride(spec_.inputs[k])), group);
+  for (std::size_t i = 0; i < spec_.instrs.size(); ++i) {
+    const KernelInstr& instr = spec_.instrs[i];
+    if (is_reduction(instr.op)) {
+      if (phases_.depth[i] == phase + 1) accumulate(ir_, instr, accumulators_[i], argument(instr, 0), position);
+    } else if (phases_.in_loop[phase][i]) {
+      evaluate(i);
+    }
+  }
+  for (std::size_t k = 0; k < spec_.outputs.size(); ++k)
+    if (phases_.store_loop[k] == phase)
+      store(k, add_scaled(offsets_[output_operand(k)], j, inner_stride(spec_.outputs[k].mem)), group);
+}
+
+// Loop `phase` over the row's elements [first, end), linear over the
+// reduced dims (all dims for the other forms), in pieces along the inner dim:
+//
+//   for (q = first; q < end; q += n) {
+//     sub = q / inner; col = q % inner; n = min(inner - col, end - q);
+//     offsets: row base + split(sub) . strides + col * inner stride
+//     (inputs with inner stride 0 are loaded here, once per piece)
+//     for (j = 0; j < n; ++j) element(q + j)      // constant strides: vectorized
+//   }
+//
+// A row kernel walks whole rows, so its pieces are whole inner runs:
+// q counts pieces (sub = q, col = 0) and n = inner, a constant, which lets
+// LLVM drop the remainder loop of long rows and unroll short ones.
+// The inner loop's loads and stores form one access group declared
+// parallel (llvm.loop.parallel_accesses): by the CompiledFn contract
+// iterations never share elements, so no run-time overlap checks are
+// needed, and in-place kernels vectorize too.
+void Lowering::loop(int phase, llvm::Value* first, llvm::Value* end) {
+  llvm::LLVMContext& context = builder_.getContext();
+  llvm::Function* f = builder_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  auto* piece_block = llvm::BasicBlock::Create(context, "piece", f);
+  auto* inner_block = llvm::BasicBlock::Create(context, "inner", f);
+  auto* latch_block = llvm::BasicBlock::Create(context, "piece.latch", f);
+  auto* done_block = llvm::BasicBlock::Create(context, "loop.done", f);
+  const int last = spec_.ndim - 1;  // -1: a zero-dim kernel, one element
+  const bool rows = row_kernel();
+  llvm::Value* inner = last >= 0 ? sizes_[last] : builder_.getInt64(1);
+  llvm::Value* start = rows ? builder_.getInt64(0) : first;
+  // A row kernel's reduced sizes are static (only dim 0 may be dynamic);
+  // an empty row has no piece, whose inner loop would run once regardless.
+  bool empty_rows = false;
+  for (int d = spec_.row_dims; rows && d < spec_.ndim; ++d) empty_rows = empty_rows || spec_.sizes[d] == 0;
+  llvm::Value* stop = !rows ? end : empty_rows ? builder_.getInt64(0) : product_of_sizes(spec_.row_dims, last);
+  builder_.CreateCondBr(builder_.CreateICmpSLT(start, stop), piece_block, done_block);
+
+  builder_.SetInsertPoint(piece_block);
+  llvm::PHINode* q = builder_.CreatePHI(builder_.getInt64Ty(), 2, "q");
+  q->addIncoming(start, before);
+  const bool split = last > spec_.row_dims;
+  llvm::Value* sub = rows ? q : split ? builder_.CreateUDiv(q, inner, "sub") : nullptr;
+  llvm::Value* col = rows ? nullptr : split ? builder_.CreateURem(q, inner, "col") : static_cast<llvm::Value*>(q);
+  llvm::Value* n = rows ? inner
+                        : builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder_.CreateSub(inner, col),
+                                                         builder_.CreateSub(end, q), nullptr, "n");
+  llvm::Value* piece_start = rows ? builder_.CreateMul(q, inner, "piece.start") : q;
+  std::vector<llvm::Value*> index = split ? split_index(sub, spec_.row_dims, last - 1) : std::vector<llvm::Value*>(spec_.ndim);
+  if (last >= 0) index[last] = col;
+  offsets_ = offsets_of(index, spec_.row_dims, last, row_base_);
+  std::vector<llvm::Value*> row_invariant = invariant_;
+  for (std::size_t k = 0; k < spec_.inputs.size(); ++k)
+    if (used_[k] && !invariant_[k] && inner_stride(spec_.inputs[k]) == 0) invariant_[k] = load_input(k, offsets_[k], nullptr);
+  builder_.CreateBr(inner_block);
+
+  builder_.SetInsertPoint(inner_block);
+  llvm::MDNode* group = llvm::MDNode::getDistinct(context, {});
+  llvm::PHINode* j = builder_.CreatePHI(builder_.getInt64Ty(), 2, "j");
+  j->addIncoming(builder_.getInt64(0), piece_block);
+  element(phase, builder_.CreateAdd(piece_start, j, "position"), j, group);
+  llvm::Value* j_next = builder_.CreateAdd(j, builder_.getInt64(1), "j.next");
+  j->addIncoming(j_next, builder_.GetInsertBlock());
+  llvm::BranchInst* back = builder_.CreateCondBr(builder_.CreateICmpSLT(j_next, n), inner_block, latch_block);
+  llvm::MDNode* self = llvm::MDNode::getDistinct(context, {});
+  llvm::MDNode* parallel =
+      llvm::MDNode::get(context, {llvm::MDString::get(context, "llvm.loop.parallel_accesses"), group});
+  llvm::MDNode* loop_id = llvm::MDNode::get(context, {self, parallel});
+  loop_id->replaceOperandWith(0, loop_id);
+  back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+
+  builder_.SetInsertPoint(latch_block);
+  llvm::Value* q_next = builder_.CreateAdd(q, rows ? builder_.getInt64(1) : n, "q.next");
+  q->addIncoming(q_next, latch_block);
+  builder_.CreateCondBr(builder_.CreateICmpSLT(q_next, stop), piece_block, done_block);
+  builder_.SetInsertPoint(done_block);
+  invariant_ = std::move(row_invariant);
+}
+
+// One row (the whole range [first, end) for the forms without rows; a row
+// kernel's loops walk the whole row): its phases in order, then its
+// row-level outputs or partial accumulators.
+void Lowering::row(llvm::Value* row_index, llvm::Value* first, llvm::Value* end) {
+  row_base_.clear();
+  invariant_.assign(spec_.inputs.size(), nullptr);
+  if (row_index != nullptr) {
+    row_base_ = offsets_of(split_index(row_index, 0, spec_.row_dims - 1), 0, spec_.row_dims - 1, {});
+    for (std::size_t k = 0; k < spec_.inputs.size(); ++k)
+      if (used_[k] && row_level_input(spec_, k)) invariant_[k] = load_input(k, row_base_[k], nullptr);
+  }
+  for (std::size_t i = 0; i < spec_.instrs.size(); ++i)
+    if (is_reduction(spec_.instrs[i].op)) reset(ir_, spec_.instrs[i], accumulators_[i]);
+  row_values(0);
+  for (int phase = 0; phase < phases_.loops; ++phase) {
+    loop(phase, first, end);
+    for (std::size_t i = 0; i < spec_.instrs.size(); ++i)
+      if (is_reduction(spec_.instrs[i].op) && phases_.depth[i] == phase + 1 && row_index != nullptr)
+        values_[i] = result(ir_, spec_.instrs[i], accumulators_[i]);
+    row_values(phase + 1);
   }
   for (std::size_t k = 0; k < spec_.outputs.size(); ++k) {
-    const KernelOutput& out = spec_.outputs[k];
-    llvm::Value* value = convert(ir_, values_[out.instr], spec_.instrs[out.instr].out_dtype, out.mem.dtype);
-    if (out.mem.dtype == kBool) value = builder_.CreateZExt(value, builder_.getInt8Ty());
-    const std::size_t operand = spec_.inputs.size() + k;
-    builder_.CreateAlignedStore(value, element_address(operand, j), llvm::Align(element_size(out.mem.dtype)))
-        ->setMetadata(llvm::LLVMContext::MD_access_group, access_group_);
+    if (phases_.store_loop[k] >= 0) continue;
+    if (row_index != nullptr) {
+      store(k, row_base_[output_operand(k)], nullptr);
+    } else {
+      const std::int32_t r = spec_.outputs[k].instr;
+      store_partial(ir_, spec_.instrs[r], accumulators_[r], bases_[output_operand(k)]);
+    }
   }
 }
 
@@ -199,48 +355,25 @@ void Lowering::run(llvm::Function* f) {
     builder_.CreateBr(exit);
     return;
   }
+  values_.assign(spec_.instrs.size(), nullptr);
   load_invariants(f);
   llvm::Value* begin = f->getArg(0);
   llvm::Value* end = f->getArg(1);
+  if (!row_kernel()) {
+    row(nullptr, begin, end);
+    builder_.CreateBr(exit);
+    return;
+  }
+  // Rows [begin, end), each over all its elements.
   auto* row_block = llvm::BasicBlock::Create(context, "row", f, exit);
-  auto* inner_block = llvm::BasicBlock::Create(context, "inner", f, exit);
-  auto* latch_block = llvm::BasicBlock::Create(context, "row.latch", f, exit);
   builder_.CreateCondBr(builder_.CreateICmpSLT(begin, end), row_block, exit);
-
   builder_.SetInsertPoint(row_block);
-  llvm::PHINode* i = builder_.CreatePHI(builder_.getInt64Ty(), 2, "i");
-  i->addIncoming(begin, entry);
-  llvm::Value* inner = inner_size();
-  llvm::Value* row = spec_.ndim >= 2 ? builder_.CreateUDiv(i, inner, "row") : builder_.getInt64(0);
-  llvm::Value* col = spec_.ndim >= 2 ? builder_.CreateURem(i, inner, "col") : static_cast<llvm::Value*>(i);
-  llvm::Value* n = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, builder_.CreateSub(inner, col),
-                                                  builder_.CreateSub(end, i), nullptr, "n");
-  row_offsets(row, col);
-  builder_.CreateBr(inner_block);
-
-  builder_.SetInsertPoint(inner_block);
-  access_group_ = llvm::MDNode::getDistinct(context, {});
-  llvm::PHINode* j = builder_.CreatePHI(builder_.getInt64Ty(), 2, "j");
-  j->addIncoming(builder_.getInt64(0), row_block);
-  body(j);
-  llvm::Value* j_next = builder_.CreateAdd(j, builder_.getInt64(1), "j.next");
-  j->addIncoming(j_next, builder_.GetInsertBlock());
-  llvm::BranchInst* back = builder_.CreateCondBr(builder_.CreateICmpSLT(j_next, n), inner_block, latch_block);
-  // No iteration touches another's elements (outputs overlap inputs only
-  // element for element, in place), so the inner loop's accesses are
-  // declared parallel: the vectorizer needs no run-time overlap checks,
-  // which would fail in place (distance 0) and give up past 8 pointers.
-  llvm::MDNode* self = llvm::MDNode::getDistinct(context, {});
-  llvm::MDNode* parallel = llvm::MDNode::get(
-      context, {llvm::MDString::get(context, "llvm.loop.parallel_accesses"), access_group_});
-  llvm::MDNode* loop_id = llvm::MDNode::get(context, {self, parallel});
-  loop_id->replaceOperandWith(0, loop_id);
-  back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
-
-  builder_.SetInsertPoint(latch_block);
-  llvm::Value* i_next = builder_.CreateAdd(i, n, "i.next");
-  i->addIncoming(i_next, latch_block);
-  builder_.CreateCondBr(builder_.CreateICmpSLT(i_next, end), row_block, exit);
+  llvm::PHINode* r = builder_.CreatePHI(builder_.getInt64Ty(), 2, "r");
+  r->addIncoming(begin, entry);
+  row(r, nullptr, nullptr);
+  llvm::Value* r_next = builder_.CreateAdd(r, builder_.getInt64(1), "r.next");
+  r->addIncoming(r_next, builder_.GetInsertBlock());
+  builder_.CreateCondBr(builder_.CreateICmpSLT(r_next, end), row_block, exit);
 }
 
 }  // namespace

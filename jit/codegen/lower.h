@@ -1,26 +1,24 @@
 // Lowering: KernelSpec -> an LLVM module holding one function with the
 // CompiledFn ABI. Private to jit/codegen (LLVM inside).
 //
-// Loop structure (what the loop vectorizer sees):
+// Loop structure (what the loop vectorizer sees), for the three forms of
+// KernelSpec (row_dims):
 //
-//   for (i = begin; i < end; i += n) {          // one iteration per row piece
-//     row = i / inner; col = i % inner;          // inner = sizes[ndim - 1]
-//     n = min(inner - col, end - i);
-//     off_k = sum_d index_d(row) * stride_k[d] + col * stride_k[inner]
-//     (inputs with inner stride 0 are loaded here, once per row)
-//     for (j = 0; j < n; ++j)                    // constant strides: vectorized
-//       out_k[off_k + j * s_k] = f(in_0[off_0 + j * s_0], ...);
-//   }
+//   elementwise, partial: one "row" = the range [begin, end) itself
+//   row kernel:           for (r = begin; r < end; ++r) row r over [0, row length)
+//
+// and within a row, per phase of jit/fusion/kernel_phases.h, one loop over
+// the row's elements in pieces along the inner dim (Lowering::loop), whose
+// inner loop has constant strides and is vectorized; reductions keep their
+// accumulators in registers across it (jit/codegen/emit_reduce.h).
+// Row-level values are computed between the loops, row-level outputs stored
+// after them; a partial kernel stores its accumulators instead.
 //
 // Strides are compile-time constants (kernels are specialized on shapes), and
 // so are sizes but those of the dynamic dims (spec.dynamic_dims), loaded once
 // at entry from after the scalars: the div/mod are by constants unless the
 // dim is dynamic, and the inner strides fold either way. A dynamic dim of
-// size 0 needs no check: the caller's range is then empty. The
-// inner loop's loads and stores form one access group declared parallel
-// (llvm.loop.parallel_accesses): by the CompiledFn contract iterations never
-// share elements, so no run-time overlap checks are needed, and in-place
-// kernels vectorize too. Within an iteration all loads precede all stores.
+// size 0 needs no check: the caller's range is then empty.
 #pragma once
 
 #include <memory>

@@ -21,6 +21,9 @@ std::shared_ptr<MatmulHead> head_for(const trace::Segment& segment, std::uint32_
                                      std::uint32_t last_touch_of_product) {
   const trace::Node& node = segment.nodes[mm];
   const std::uint32_t product = node.out.value;
+  // The GEMM calls the kernel over element ranges of finished blocks: a
+  // kernel that reduces ranges over rows or chunks instead.
+  if (group.spec.has_reduction()) return nullptr;
   if (!(segment.nodes[group.nodes.front()].out.geo.shape() == node.out.geo.shape())) return nullptr;
   auto head = std::make_shared<MatmulHead>();
   head->node = mm;

@@ -11,7 +11,7 @@ namespace {
 
 // Bumped when the meaning of a field changes, so that old keys (and the
 // objects cached under them) stop matching.
-constexpr std::uint32_t kEncodingVersion = 2;  // 2: dynamic_dims
+constexpr std::uint32_t kEncodingVersion = 3;  // 2: dynamic_dims, 3: row_dims and reductions
 
 // The canonical byte encoding hashed by key(): only meaningful slots (sizes
 // of the static dims and strides of all among the first `ndim`, the first
@@ -57,11 +57,25 @@ std::int64_t KernelSpec::numel() const {
   return n;
 }
 
+bool KernelSpec::has_reduction() const {
+  for (const KernelInstr& instr : instrs)
+    if (is_reduction(instr.op)) return true;
+  return false;
+}
+
+std::int64_t KernelSpec::range() const {
+  if (!has_reduction()) return numel();
+  std::int64_t n = 1;
+  for (int d = 0; d < row_dims && d < ndim; ++d) n *= sizes[d];
+  return n;
+}
+
 std::uint64_t KernelSpec::key() const {
   Encoder e;
   e.put(kEncodingVersion);
   e.put(ndim);
   e.put(dynamic_dims);
+  e.put(row_dims);
   const int dims = ndim < 0 ? 0 : ndim > trace::kMaxDims ? trace::kMaxDims : ndim;
   for (int d = 0; d < dims; ++d)
     if (!is_dynamic(d)) e.put(sizes[d]);
@@ -98,6 +112,8 @@ std::string KernelSpec::to_string() const {
   const int dims = ndim < 0 ? 0 : ndim > trace::kMaxDims ? trace::kMaxDims : ndim;
   out << "kernel ";
   print_strides(out, sizes, dims, dynamic_dims);  // "?" before the (current) size of a dynamic dim
+  if (row_dims > 0) out << " rows over dims [0, " << row_dims << "), reducing the rest";
+  else if (has_reduction()) out << " partial: reducing every dim";
   out << "\n";
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     out << "  in" << k << ": " << inputs[k].dtype << " strides ";
@@ -124,9 +140,17 @@ std::string KernelSpec::to_string() const {
   return out.str();
 }
 
+bool is_reduction(trace::OpId op) { return trace::info(op).kind == trace::OpKind::Reduction; }
+
 bool is_fusible(trace::OpId op) {
   const trace::OpKind kind = trace::info(op).kind;
   return kind == trace::OpKind::Unary || kind == trace::OpKind::Binary || kind == trace::OpKind::Ternary;
+}
+
+ScalarType accumulator_dtype(const KernelInstr& reduction) {
+  if (reduction.op == trace::OpId::Sum || reduction.op == trace::OpId::Prod)
+    return is_floating_point(reduction.out_dtype) ? ScalarType::Float64 : ScalarType::Int64;
+  return reduction.dtype;
 }
 
 }  // namespace kiln::jit

@@ -1,6 +1,15 @@
-// KernelSpec: an immutable description of one fused elementwise kernel, the
-// unit the JIT compiles and caches. Built by the partitioner from a segment,
-// handed to the compile queue as a snapshot (never the live trace).
+// KernelSpec: an immutable description of one fused kernel, the unit the
+// JIT compiles and caches. Built by the partitioner from a segment, handed
+// to the compile queue as a snapshot (never the live trace).
+//
+// Three forms share it (see KernelSpec::row_dims):
+//   elementwise  no reduction; [begin, end) ranges over all elements;
+//   row          reductions over the trailing dims; [begin, end) ranges over
+//                rows, each row runs in phases (jit/fusion/kernel_phases.h);
+//   partial      reductions over every dim (row_dims = 0); [begin, end)
+//                ranges over elements and each reduction's output receives
+//                the accumulator of that range (a partial result), which
+//                the runtime combines in order (jit/tier1/partials.h).
 //
 // The kernel walks an iteration space (the output shape, with adjacent dims
 // coalesced where every operand allows it). Each memory operand has one
@@ -43,6 +52,12 @@ struct KernelInstr {
   ArgRef args[3];
   std::int64_t attr = 0;  // op attribute (Gelu: 1 = tanh approximation)
 };
+// A reduction instruction (Sum ... Argmin) folds its one argument over the
+// reduced dims of its row: dtype = the type of the folded elements,
+// out_dtype = the reduced value's type (Sum/Prod: the node's dtype,
+// Amax/Amin: dtype, Argmax/Argmin: Int64), as tier 0 (jit/kernels/reduction.cpp)
+// computes it: floating sums and products accumulate in double, integral
+// ones in wrapping int64; arg reductions keep the first extreme position.
 
 struct KernelOutput {
   std::int32_t instr = 0;  // the instruction whose value is stored
@@ -58,6 +73,11 @@ struct KernelSpec {
   // codegen ignores it. Strides stay compile-time constants: a dim may be
   // dynamic only if no operand's strides depend on its size.
   std::uint32_t dynamic_dims = 0;
+  // With reductions: the leading dims that index rows; the others (at least
+  // one) are reduced. An operand or instruction whose values do not vary
+  // along the reduced dims (strides 0 there) is row-level: computed once
+  // per row. 0 with reductions: the partial form (every dim reduced).
+  std::int32_t row_dims = 0;
   std::vector<KernelOperand> inputs;
   // Run-time scalars: their kind (Float32/Float64 passed as double bits,
   // Bool/Int32/Int64 as int64), converted to the dtype of the instruction
@@ -67,6 +87,12 @@ struct KernelSpec {
   std::vector<KernelOutput> outputs;
 
   bool is_dynamic(int d) const { return (dynamic_dims >> d) & 1u; }
+  bool has_reduction() const;
+  /// The partial form: reductions over every dim.
+  bool is_partial() const { return row_dims == 0 && has_reduction(); }
+  /// Rows (product of the first row_dims sizes), or elements (other forms):
+  /// what [begin, end) of CompiledFn ranges over.
+  std::int64_t range() const;
   /// The product of `sizes`: for a dynamic spec, of the sizes it holds (a
   /// caller keeps its current sizes in its copy of the spec).
   std::int64_t numel() const;
@@ -78,7 +104,8 @@ struct KernelSpec {
 };
 
 /// The ABI of a compiled kernel. It processes the linear iteration indices
-/// [begin, end) (row-major over `sizes`); `ptrs` holds the base pointer of
+/// [begin, end) (row-major over `sizes`; for a row kernel, the rows:
+/// row-major over the first row_dims sizes); `ptrs` holds the base pointer of
 /// every input, then of every output; `scalars` the run-time scalars as
 /// 64-bit patterns (a double for Float32/Float64, an int64 otherwise),
 /// followed by the size of every dynamic dim as an int64, in increasing dim
@@ -87,10 +114,31 @@ struct KernelSpec {
 /// exactly an input (same memory, dtype and strides: in place): element i of
 /// every input is read before element i of any output is written, and no
 /// iteration touches another's elements (the kernel's inner loop is declared
-/// parallel to the vectorizer on that basis).
+/// parallel to the vectorizer on that basis). A partial kernel stores, for
+/// each output of a reduction, its accumulator into the 16-byte slot the
+/// output's pointer names (partial_slot below), whatever the output's strides.
 using CompiledFn = void (*)(std::int64_t begin, std::int64_t end, void* const* ptrs, const std::int64_t* scalars);
 
-/// The ops a fused elementwise kernel can contain.
+/// The elementwise ops a fused kernel can contain; besides them, it may
+/// contain reductions.
 bool is_fusible(trace::OpId op);
+bool is_reduction(trace::OpId op);
+
+/// The dtype a reduction accumulates in (for arg reductions: the extreme
+/// value's; the position is an int64 beside it).
+ScalarType accumulator_dtype(const KernelInstr& reduction);
+
+/// Elements per chunk of a partial kernel's launch. Fixed, so that the
+/// order in which partial results are combined never depends on the thread
+/// count.
+inline constexpr std::int64_t kPartialChunk = 64 * 1024;
+
+/// The accumulator of a partial kernel's reduction output: the value (in
+/// accumulator_dtype) at byte 0, an arg reduction's position (int64, -1:
+/// none yet) at byte 8.
+struct alignas(8) PartialSlot {
+  unsigned char value[8];
+  std::int64_t position;
+};
 
 }  // namespace kiln::jit

@@ -1,6 +1,9 @@
 #include "jit/fusion/partition.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "jit/fusion/iteration_space.h"
 
 #include "jit/fusion/epilogue.h"
 
@@ -10,17 +13,14 @@ namespace {
 using trace::Geometry;
 using trace::Node;
 
-bool same_layout(const Geometry& a, const Geometry& b) {
-  if (a.ndim != b.ndim) return false;
-  for (int d = 0; d < a.ndim; ++d)
-    if (a.sizes[d] != b.sizes[d] || a.strides[d] != b.strides[d]) return false;
-  return true;
-}
+// Loops over a row a group may need (KernelPhases::loops): layer norm needs 3.
+constexpr int kMaxLoops = 4;
 
 ScalarType result_dtype(const Node& node) {
   switch (trace::info(node.op).rule) {
     case trace::DtypeRule::Compare:
     case trace::DtypeRule::Logical: return ScalarType::Bool;
+    case trace::DtypeRule::Index: return ScalarType::Int64;
     default: return node.op == trace::OpId::Copy ? node.out.dtype : node.dtype;
   }
 }
@@ -35,52 +35,86 @@ class GroupBuilder {
 
   bool can_join(std::uint32_t i) const {
     const Node& node = seg_.nodes[i];
-    if (!is_fusible(node.op)) return false;
-    if (!empty() && !(node.out.geo.shape() == shape_.shape())) return false;
+    const bool reduction = is_reduction(node.op);
+    if (!is_fusible(node.op) && !reduction) return false;
+    IterationSpace space = empty() ? IterationSpace(reduction ? node.in[0].geo : node.out.geo) : space_;
+    int depth = 0;
+    if (reduction) {
+      if (!space.is_full(node.in[0].geo.shape())) return false;
+      const std::optional<int> rows = space.rows_for(node.attrs.i[0]);
+      if (!rows || overwrites_input_) return false;
+      space.set_row_dims(*rows);
+    } else if (!space.is_full(node.out.geo.shape()) && !(space.row_dims() > 0 && space.is_row_shaped(node.out.geo))) {
+      return false;  // row-level nodes need rows: a partial kernel has none
+    }
     for (int k = 0; k < node.arity; ++k) {
       const trace::Operand& in = node.in[k];
       if (in.is_scalar()) continue;
-      if (const Access* w = find(written_, in.value); w && !same_layout(w->geo, in.geo)) return false;
+      const std::optional<IterStrides> walk = space.map(in.geo);
+      if (!walk) return false;
+      if (const Access* w = find(written_, in.value)) {
+        if (!space.same_walk(w->walk, *walk)) return false;
+        depth = std::max(depth, w->depth);
+      }
     }
+    if (reduction) ++depth;
+    // A partial kernel's reductions end with the range it was given: nothing reads them.
+    if (space.reduces() && space.row_dims() == 0 && depth > (reduction ? 1 : 0)) return false;
+    if (depth >= kMaxLoops) return false;
+    const std::optional<IterStrides> out = space.map(node.out.geo);
+    if (!out) return false;
     std::uint32_t v = node.out.value;
     // A write over elements this very node reads elsewhere (a.add_(a.t())):
     // lanes would read what other lanes already wrote. Tier 0 stages a copy.
     for (int k = 0; k < node.arity; ++k)
-      if (!node.in[k].is_scalar() && node.in[k].value == v && !same_layout(node.in[k].geo, node.out.geo)) return false;
-    if (const Access* w = find(written_, v); w && !same_layout(w->geo, node.out.geo)) return false;
-    for (const Access& r : loaded_)
-      if (r.value == v && !same_layout(r.geo, node.out.geo)) return false;
+      if (!node.in[k].is_scalar() && node.in[k].value == v && !space.same_walk(*space.map(node.in[k].geo), *out))
+        return false;
+    if (const Access* w = find(written_, v); w && !space.same_walk(w->walk, *out)) return false;
+    for (const Access& r : loaded_) {
+      if (r.value != v) continue;
+      // Loops after the first reread inputs: none may be overwritten in a row kernel.
+      if (space.reduces() || !space.same_walk(r.walk, *out)) return false;
+    }
     return true;
   }
 
   void add(std::uint32_t i) {
     const Node& node = seg_.nodes[i];
-    if (empty()) shape_ = node.out.geo;
+    const bool reduction = is_reduction(node.op);
+    if (empty()) space_ = IterationSpace(reduction ? node.in[0].geo : node.out.geo);
+    if (reduction) space_.set_row_dims(*space_.rows_for(node.attrs.i[0]));
     group_.nodes.push_back(i);
     KernelInstr instr;
     instr.op = node.op;
-    instr.dtype = node.dtype;
+    instr.dtype = reduction ? node.in[0].dtype : node.dtype;
     instr.out_dtype = result_dtype(node);
     instr.arity = node.arity;
-    instr.attr = node.attrs.i[0];
+    instr.attr = reduction ? 0 : node.attrs.i[0];  // a reduction's dims are the spec's row_dims
+    int depth = 0;
     for (int k = 0; k < node.arity; ++k) {
-      ScalarType want = node.op == trace::OpId::Copy ? node.in[k].dtype
+      ScalarType want = node.op == trace::OpId::Copy || reduction ? node.in[k].dtype
                         : (node.op == trace::OpId::Where && k == 0) ? ScalarType::Bool
                                                                     : node.dtype;
-      instr.args[k] = convert(arg(i, k), node.in[k].dtype, want);
+      instr.args[k] = convert(arg(i, k, depth), node.in[k].dtype, want);
     }
+    if (reduction) ++depth;
     std::int32_t result = push(instr);
     if (instr.out_dtype != node.out.dtype) result = convert({ArgRef::Instr, result}, instr.out_dtype, node.out.dtype).index;
 
     OperandRef where{i, -1};
+    const IterStrides walk = *space_.map(node.out.geo);
     for (const Access& r : loaded_)  // an in-place write over what the group loaded
-      if (r.value == node.out.value) group_.same_view.push_back({where, r.where});
+      if (r.value == node.out.value) {
+        group_.same_view.push_back({where, r.where});
+        overwrites_input_ = true;
+      }
     if (Access* w = find(written_, node.out.value)) {
       group_.same_view.push_back({where, w->where});
       w->instr = result;
       w->where = where;
+      w->depth = depth;
     } else {
-      written_.push_back({node.out.value, node.out.geo, where, result, -1});
+      written_.push_back({node.out.value, walk, where, result, -1, depth});
     }
   }
 
@@ -93,21 +127,22 @@ class GroupBuilder {
       KernelOutput out;
       out.instr = w.instr;
       out.mem.dtype = operand(seg_, w.where).dtype;
-      copy_strides(w.geo, out.mem);
+      copy_strides(w.walk, out.mem);
       group_.spec.outputs.push_back(out);
       group_.outputs.push_back(w.where);
     }
-    coalesce();
+    space_.coalesce(group_.spec);
     return std::move(group_);
   }
 
  private:
   struct Access {
     std::uint32_t value;
-    Geometry geo;
+    IterStrides walk;
     OperandRef where;
     std::int32_t instr;  // written: the instruction holding its value
     std::int32_t input;  // loaded: the spec input
+    int depth = 0;       // written: loops over the row completed before it exists
   };
 
   static Access* find(std::vector<Access>& list, std::uint32_t value) {
@@ -121,8 +156,8 @@ class GroupBuilder {
     return nullptr;
   }
 
-  void copy_strides(const Geometry& g, KernelOperand& mem) const {
-    for (int d = 0; d < shape_.ndim; ++d) mem.strides[d] = g.strides[d];
+  void copy_strides(const IterStrides& walk, KernelOperand& mem) const {
+    for (int d = 0; d < space_.ndim(); ++d) mem.strides[d] = walk.s[d];
   }
 
   std::int32_t push(const KernelInstr& instr) {
@@ -141,7 +176,9 @@ class GroupBuilder {
     return {ArgRef::Instr, push(cast)};
   }
 
-  ArgRef arg(std::uint32_t i, int k) {
+  // Operand k of node i as an argument; raises `depth` to that of a value
+  // the group computed.
+  ArgRef arg(std::uint32_t i, int k, int& depth) {
     const trace::Operand& in = seg_.nodes[i].in[k];
     OperandRef where{i, static_cast<std::int8_t>(k)};
     if (in.is_scalar()) {
@@ -149,67 +186,44 @@ class GroupBuilder {
       group_.spec.scalars.push_back(in.dtype);
       return {ArgRef::Scalar, static_cast<std::int32_t>(group_.spec.scalars.size() - 1)};
     }
+    const IterStrides walk = *space_.map(in.geo);
     if (Access* w = find(written_, in.value)) {
       group_.same_view.push_back({where, w->where});
+      depth = std::max(depth, w->depth);
       return {ArgRef::Instr, w->instr};
     }
     for (const Access& r : loaded_) {
-      if (r.value == in.value && same_layout(r.geo, in.geo)) {
+      if (r.value == in.value && space_.same_walk(r.walk, walk)) {
         group_.same_view.push_back({where, r.where});
         return {ArgRef::Input, r.input};
       }
     }
     KernelOperand mem;
     mem.dtype = in.dtype;
-    copy_strides(in.geo, mem);
+    copy_strides(walk, mem);
     group_.spec.inputs.push_back(mem);
     group_.inputs.push_back(where);
     auto input = static_cast<std::int32_t>(group_.spec.inputs.size() - 1);
-    loaded_.push_back({in.value, in.geo, where, -1, input});
+    loaded_.push_back({in.value, walk, where, -1, input, 0});
     return {ArgRef::Input, input};
-  }
-
-  // Drops size-1 dims and merges dims that every operand walks contiguously,
-  // so a contiguous tensor of any shape becomes one flat, vectorizable loop.
-  void coalesce() {
-    KernelSpec& s = group_.spec;
-    std::vector<KernelOperand*> mems;
-    for (KernelOperand& m : s.inputs) mems.push_back(&m);
-    for (KernelOutput& o : s.outputs) mems.push_back(&o.mem);
-    int nd = 0;
-    std::int64_t sizes[trace::kMaxDims];
-    for (int d = 0; d < shape_.ndim; ++d) {
-      std::int64_t n = shape_.sizes[d];
-      if (n == 1) continue;
-      bool merge = nd > 0;
-      for (KernelOperand* m : mems) merge = merge && m->strides[nd - 1] == m->strides[d] * n;
-      if (merge) {
-        sizes[nd - 1] *= n;
-        for (KernelOperand* m : mems) m->strides[nd - 1] = m->strides[d];
-      } else {
-        sizes[nd] = n;
-        for (KernelOperand* m : mems) m->strides[nd] = m->strides[d];
-        ++nd;
-      }
-    }
-    if (nd == 0) {  // a single element
-      sizes[0] = 1;
-      for (KernelOperand* m : mems) m->strides[0] = 0;
-      nd = 1;
-    }
-    s.ndim = nd;
-    for (int d = 0; d < nd; ++d) s.sizes[d] = sizes[d];
-    for (KernelOperand* m : mems)
-      for (int d = nd; d < trace::kMaxDims; ++d) m->strides[d] = 0;
   }
 
   const trace::Segment& seg_;
   const std::vector<std::uint32_t>& last_touch_;
   FusedGroup group_;
-  Geometry shape_;
+  IterationSpace space_;
   std::vector<Access> written_;
   std::vector<Access> loaded_;
+  bool overwrites_input_ = false;  // some node wrote over a value the group loaded
 };
+
+// A reduction over every dim with nothing fused to it, over less than one
+// chunk: its tier-0 kernel is one pass already, and launching the partial
+// kernel and combining its slot costs more (a 256-element sum: about 270
+// ns against 170 ns on tier 0, which the feedback then demotes).
+bool lone_small_reduction(const FusedGroup& g) {
+  return g.nodes.size() == 1 && g.spec.is_partial() && g.spec.numel() < kPartialChunk;
+}
 
 }  // namespace
 
@@ -241,7 +255,7 @@ std::vector<FusedGroup> partition(const trace::Segment& segment, const std::vect
   auto close = [&] {
     if (builder->empty()) return;
     FusedGroup g = builder->finish();
-    if (g.nodes.size() >= min_nodes && !g.spec.outputs.empty()) groups.push_back(std::move(g));
+    if (g.nodes.size() >= min_nodes && !g.spec.outputs.empty() && !lone_small_reduction(g)) groups.push_back(std::move(g));
     builder = std::make_unique<GroupBuilder>(segment, last_touch);
   };
   for (std::uint32_t i = 0; i < segment.nodes.size(); ++i) {

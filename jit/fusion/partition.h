@@ -1,7 +1,16 @@
-// The fusion partitioner: cuts a segment's needed nodes into groups of
-// elementwise ops that one compiled loop can run, each described by a
-// KernelSpec plus the bindings that locate its memory and scalars in any
-// later run of a segment with the same key.
+// The fusion partitioner: cuts a segment's needed nodes into groups that
+// one compiled kernel can run, each described by a KernelSpec plus the
+// bindings that locate its memory and scalars in any later run of a
+// segment with the same key.
+//
+// A group is a run of consecutive needed nodes: elementwise ops over one
+// shape, reductions of values of that shape over its trailing dims (all of
+// them reducing the same dims), and elementwise ops at the reduced shape;
+// the values it computes are read back with the layout they were written
+// with (reduced values: broadcast along the reduced dims, with or without
+// keepdim). Reductions over every dim make a partial kernel, whose results
+// nothing in the group may read. Reductions over other dims, matmul and
+// indexing stay on tier 0.
 #pragma once
 
 #include <cstdint>

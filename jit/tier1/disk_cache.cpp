@@ -25,7 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'O', 'B', 'J', '2'};
+constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'O', 'B', 'J', '3'};  // 3: row and partial kernels
 
 struct Header {
   char magic[8];

@@ -1,13 +1,14 @@
 #include "jit/tier1/segment_jit.h"
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 
 #include "jit/fusion/epilogue.h"
-#include "jit/kernels/parallel.h"
 #include "jit/tier1/config.h"
 #include "jit/tier1/disk_cache.h"
 #include "jit/tier1/keyed_table.h"
+#include "jit/tier1/launch.h"
 #include "jit/tier1/matmul_epilogue.h"
 #include "jit/tier1/plan_text.h"
 #include "profiler/jit_counters.h"
@@ -25,8 +26,6 @@ constexpr std::uint64_t kUpgradeRuns = 64;
 // Compiled runs before comparing tiers; demote when slower than tier 0 by this factor.
 constexpr std::uint64_t kFeedbackRuns = 16;
 constexpr double kDemoteFactor = 1.25;
-// Below this many elements a kernel runs on the calling thread.
-constexpr std::int64_t kGrain = 32768;
 
 
 // Hot: run often enough, and (unless the user chose the threshold) long
@@ -38,13 +37,17 @@ bool is_hot(std::int64_t runs, std::int64_t t0_ns) {
   return static_cast<double>(t0_ns) / 1e6 >= kCompileEstimateMs;
 }
 
-void plan(SegmentJit& s, const trace::Segment& segment, std::vector<FusedGroup> groups, bool dynamic) {
+thread_local const SegmentJit* t_last = nullptr;
+
+void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>& needed, std::vector<FusedGroup> groups,
+          bool dynamic) {
   std::lock_guard lock(s.mu);
   if (s.planned.load()) return;
   s.dynamic = dynamic;
   s.groups = std::move(groups);
   s.group_of.assign(segment.nodes.size(), -1);
   s.value_count = segment.values.size();
+  s.needed_nodes = static_cast<std::size_t>(std::count(needed.begin(), needed.end(), true));
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
     for (std::uint32_t node : s.groups[g].nodes) s.group_of[node] = static_cast<std::int32_t>(g);
     KernelSpec spec = s.groups[g].spec;
@@ -132,7 +135,10 @@ const SegmentPlan* plan_of(SegmentJit& s, const trace::Segment& segment, Segment
 
 }  // namespace
 
+const SegmentJit* last_segment_jit() { return t_last; }
+
 SegmentJit* jit_for(const trace::Segment& segment, const SegmentPlan*& segment_plan, SegmentPlan& scratch) {
+  t_last = nullptr;
   if (!enabled()) {
     scratch = plan_segment(segment);
     segment_plan = &scratch;
@@ -144,9 +150,9 @@ SegmentJit* jit_for(const trace::Segment& segment, const SegmentPlan*& segment_p
   std::int64_t runs = s.runs.fetch_add(1) + 1;
   if (!s.planned.load(std::memory_order_acquire)) {
     if (is_hot(runs, s.t0_ns.load())) {
-      plan(s, segment, partition(segment, needed), false);
+      plan(s, segment, needed, partition(segment, needed), false);
     } else if (std::vector<FusedGroup> groups; runs == 1 && warm_start(groups = partition(segment, needed))) {
-      plan(s, segment, std::move(groups), false);
+      plan(s, segment, needed, std::move(groups), false);
     } else {
       // Not hot alone: maybe as one size of a family whose sizes vary.
       ShapeFamily* f = s.family.load(std::memory_order_acquire);
@@ -156,7 +162,7 @@ SegmentJit* jit_for(const trace::Segment& segment, const SegmentPlan*& segment_p
       }
       std::int64_t family_runs = f->runs.fetch_add(1) + 1;
       if (f->note(segment.key) && is_hot(family_runs, f->t0_ns.load()))
-        plan(s, segment, partition(segment, needed), true);
+        plan(s, segment, needed, partition(segment, needed), true);
     }
   }
   // Equal keys mean equal segments; a plan that does not fit (a hash
@@ -164,6 +170,7 @@ SegmentJit* jit_for(const trace::Segment& segment, const SegmentPlan*& segment_p
   if (s.planned.load(std::memory_order_acquire) &&
       (s.group_of.size() != segment.nodes.size() || s.value_count != segment.values.size()))
     return nullptr;
+  t_last = &s;
   return &s;
 }
 
@@ -216,7 +223,7 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
     if (kernel.spec.dynamic_dims >> d & 1) scalars[n_scalars++] = spec.sizes[d];
   const std::int64_t total = spec.numel();
   if (!group.matmul) {
-    kernels::parallel_ranges(total, kGrain, [&](std::int64_t b, std::int64_t e) { fn(b, e, p, scalars); });
+    launch(spec, fn, p, scalars);
   } else if (!run_matmul_epilogue(segment, group, fn, p, scalars)) {
     profiler::count(profiler::JitEvent::GroupRunInterpreted);
     return false;

@@ -35,6 +35,7 @@ struct SegmentJit {
   std::vector<std::shared_ptr<KernelEntry>> kernels;  // per group
   std::vector<std::int32_t> group_of;                 // per node: its group, or -1
   std::size_t value_count = 0;                        // the shape of the segment it was made for
+  std::size_t needed_nodes = 0;                       // of the segment it was made for
   bool dynamic = false;                               // kernels take their sizes at run time
 };
 
@@ -44,6 +45,10 @@ struct SegmentJit {
 /// `plan` is set to the segment's SegmentPlan: the key's, or `scratch`
 /// filled by plan_segment.
 SegmentJit* jit_for(const trace::Segment& segment, const SegmentPlan*& plan, SegmentPlan& scratch);
+
+/// The JIT record of the last segment run on this thread (null: none, or
+/// the JIT was off): lets tests see how a program was fused.
+const SegmentJit* last_segment_jit();
 
 /// Runs `group` with its compiled code if that is ready and the plan's view
 /// assumptions hold for this run; false means "run its nodes on tier 0".

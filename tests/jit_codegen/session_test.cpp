@@ -101,7 +101,7 @@ TEST(CodegenSession, MalformedSpecsThrowInternalError) {
   s.instrs[0].args[1] = {static_cast<ArgRef::Kind>(9), 0};
   expect_rejected(s, "bad argument kind");
   s = good;
-  s.instrs[0].op = OpId::Sum;
+  s.instrs[0].op = OpId::MatMul;
   expect_rejected(s, "non-fusible op");
   s = good;
   s.instrs[0].op = static_cast<OpId>(200);

@@ -1,5 +1,7 @@
 // Reductions in random programs: random dim subsets (negative too), keepdim,
-// whole-tensor forms, softmax family, max with indices.
+// whole-tensor forms, softmax family, max with indices, and reduced values
+// broadcast back over the tensor they came from (normalizations: what tier 1
+// fuses into one row kernel when the dims are the trailing ones).
 #pragma once
 
 #include <cmath>
@@ -10,7 +12,49 @@
 
 namespace rprog {
 
+// x - amax(x), x / (sum |x| + 1), (x - mean) * rsqrt(var + 1) over trailing
+// dims (or over every dim); for integers x - amax(x) and x * amin(x).
+inline void op_row_normalize(Program& p) {
+  Entry e = p.pick();
+  const Shape& s = e.ref.shape;
+  const int nd = static_cast<int>(s.size());
+  if (nd == 0 || kref::numel(s) == 0) return;
+  std::vector<std::int64_t> dims;
+  for (int d = p.rint(0, nd - 1); d < nd; ++d) dims.push_back(d);
+  const Ref a = e.ref.read();
+  auto F = [&](Ref r) { return p.finish(std::move(r)); };
+  auto stat = [&](auto f) { return kref::reduce(a, dims, true, f); };
+  const std::string ds = kref::str(dims);
+  const int kind = p.floating() ? p.rint(0, 2) : p.rint(0, 1);
+  if (kind == 0) {
+    return p.add_result(e.t - e.t.amax(dims, true), F(kref::zip(a, stat(kref::max_of), std::minus<>())),
+                        e.name + " - " + e.name + ".amax(" + ds + ", keepdim)");
+  }
+  if (!p.floating()) {
+    return p.add_result(e.t * e.t.amin(dims, true), kref::zip(a, stat(kref::min_of), std::multiplies<>()),
+                        e.name + " * " + e.name + ".amin(" + ds + ", keepdim)");
+  }
+  if (kind == 1) {
+    auto abs_sum = [](const std::vector<double>& g) {
+      double t = 0;
+      for (double x : g) t += std::abs(x);
+      return t;
+    };
+    return p.add_result(e.t / (e.t.abs().sum(dims, true) + 1),
+                        F(kref::zip(a, stat(abs_sum), [](double x, double t) { return x / (t + 1); })),
+                        e.name + " / (" + e.name + ".abs().sum(" + ds + ", keepdim) + 1)");
+  }
+  const kiln::Tensor mean = e.t.mean(dims, true);
+  const kiln::Tensor var = ((e.t - mean) * (e.t - mean)).mean(dims, true);
+  const Ref m = stat(kref::mean_of);
+  const Ref v = stat([](const std::vector<double>& g) { return kref::var_of(g, false); });
+  return p.add_result((e.t - mean) * (var + 1).rsqrt(),
+                      F(kref::zip3(a, m, v, [](double x, double mu, double var) { return (x - mu) / std::sqrt(var + 1); })),
+                      "layer_norm(" + e.name + ", " + ds + ")");
+}
+
 inline void op_reduce(Program& p) {
+  if (p.chance(0.25)) return op_row_normalize(p);
   Entry e = p.pick();
   const Shape& s = e.ref.shape;
   const int nd = static_cast<int>(s.size());

@@ -1,0 +1,39 @@
+// The accumulators of reductions in generated code, with tier 0's semantics
+// (jit/kernels/reduction.cpp): floating sums and products in double,
+// integral ones in wrapping int64, NaN the extreme of amax/amin (and the
+// first NaN's position for argmax/argmin), the first position of the
+// extreme for argmax/argmin. Private to jit/codegen (LLVM inside).
+//
+// Accumulators live in stack slots (mem2reg turns them into loop phis).
+// Floating sums and products are marked reassociable, so the vectorizer
+// keeps several vector accumulators and adds them at the end: the order
+// of additions differs from tier 0's, not the accumulation type. Amax and
+// amin fold with llvm.maximum/minimum, which order -0 below +0 where tier
+// 0 keeps the first of two equal zeros.
+#pragma once
+
+#include <llvm/IR/Value.h>
+
+#include "jit/codegen/ir_context.h"
+#include "jit/fusion/kernel_spec.h"
+
+namespace kiln::jit::codegen {
+
+struct Accumulator {
+  llvm::Value* value = nullptr;     // slot of accumulator_dtype
+  llvm::Value* position = nullptr;  // slot of int64 (arg reductions only)
+};
+
+/// Stack slots for `reduction`, created at the builder's position (the entry block).
+Accumulator make_accumulator(IrContext& ir, const KernelInstr& reduction);
+/// Stores the identity (or "no position yet").
+void reset(IrContext& ir, const KernelInstr& reduction, const Accumulator& acc);
+/// Folds `value` (of reduction.dtype) found at `position` into `acc`.
+void accumulate(IrContext& ir, const KernelInstr& reduction, const Accumulator& acc, llvm::Value* value,
+                llvm::Value* position);
+/// The reduced value, of reduction.out_dtype.
+llvm::Value* result(IrContext& ir, const KernelInstr& reduction, const Accumulator& acc);
+/// Writes the accumulator to the PartialSlot at `slot`.
+void store_partial(IrContext& ir, const KernelInstr& reduction, const Accumulator& acc, llvm::Value* slot);
+
+}  // namespace kiln::jit::codegen

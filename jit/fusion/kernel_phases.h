@@ -1,0 +1,43 @@
+// The phases of a kernel with reductions: which instructions run once per
+// row and which per element, and in which loop over the row each element
+// instruction, reduction and output is computed. Shared by validation and
+// codegen; plain C++.
+//
+// A row runs loops L0 .. L(loops-1) over its elements. A reduction whose
+// argument needs the results of d earlier loops accumulates in L(d); its
+// result exists after that loop (its depth is d + 1). An element
+// instruction is recomputed in every loop that needs it (recomputing is
+// cheaper than a round trip through memory); a row-level instruction (one
+// that reads no element-varying input) is computed once, before the first
+// loop that needs it. So softmax, amax -> sub -> exp -> sum -> div, runs
+// L0: amax; L1: sum of exp(x - max); L2: store exp(x - max) / sum.
+// An elementwise kernel is one loop without row-level values.
+#pragma once
+
+#include <vector>
+
+#include "jit/fusion/kernel_spec.h"
+
+namespace kiln::jit {
+
+struct KernelPhases {
+  std::vector<bool> row_level;  // per instruction: one value per row
+  std::vector<int> depth;       // per instruction: loops completed before its value exists
+  int loops = 0;
+  /// Per loop, per instruction: evaluated for each element in that loop.
+  std::vector<std::vector<bool>> in_loop;
+  /// Per output: the loop that stores it, or -1 = once per row, after the loops.
+  std::vector<int> store_loop;
+};
+
+/// Whether input k of `spec` is row-level: strides 0 on every reduced dim
+/// (row kernels only; in the other forms no input is).
+bool row_level_input(const KernelSpec& spec, std::size_t k);
+/// Whether output k is stored once per row (row kernels: strides 0 on every
+/// reduced dim; other forms: the output of a reduction).
+bool row_level_output(const KernelSpec& spec, std::size_t k);
+
+/// The phases of `spec`, which must be structurally valid (codegen::validate).
+KernelPhases plan_phases(const KernelSpec& spec);
+
+}  // namespace kiln::jit

@@ -1,0 +1,16 @@
+// Running a compiled kernel over its whole range on the kernel threads,
+// as its form asks (KernelSpec): elements or rows split into ranges, or a
+// partial kernel's fixed chunks whose partial results are then combined.
+#pragma once
+
+#include <cstdint>
+
+#include "jit/fusion/kernel_spec.h"
+
+namespace kiln::jit {
+
+/// Runs `fn`, compiled from `spec` (the caller's copy: this run's sizes),
+/// with the CompiledFn arguments `ptrs` and `scalars`.
+void launch(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars);
+
+}  // namespace kiln::jit

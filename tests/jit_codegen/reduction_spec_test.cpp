@@ -1,0 +1,131 @@
+// Row and partial kernels written by hand as KernelSpecs: the CompiledFn
+// contract for each form (a row kernel's range is rows; a partial kernel
+// leaves one accumulator per call, combined in call order), at O1 and O3,
+// over split ranges; and the structural checks of the forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <kiln/error.h>
+
+#include "jit/fusion/kernel_phases.h"
+#include "jit/orc/session.h"
+#include "jit/tier1/partials.h"
+#include "tests/jit_codegen/codegen_harness.h"
+
+namespace kiln::jit::codegen_test {
+namespace {
+
+constexpr std::int64_t kRows = 5, kCols = 37;
+
+// softmax over the last dim of [kRows, kCols], and the row maxima.
+KernelSpec softmax_spec() {
+  SpecBuilder b({kRows, kCols});
+  const ArgRef x = b.input(kFloat32);
+  const ArgRef m = b.op(OpId::Amax, kFloat32, {x});
+  const ArgRef e = b.op(OpId::Exp, kFloat32, {b.op(OpId::Sub, kFloat32, {x, m})});
+  const ArgRef s = b.op(OpId::Sum, kFloat32, {e});
+  b.output(b.op(OpId::Div, kFloat32, {e, s}), kFloat32);
+  b.output(m, kFloat32, {1, 0});
+  KernelSpec spec = b.spec();
+  spec.row_dims = 1;
+  return spec;
+}
+
+std::vector<float> sample_rows() {
+  std::vector<float> x(kRows * kCols);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 4);
+  return x;
+}
+
+TEST(RowKernel, PhasesOfSoftmax) {
+  const KernelPhases p = plan_phases(softmax_spec());
+  EXPECT_EQ(p.loops, 3);  // amax; sum of exp; store
+  EXPECT_EQ(p.store_loop[0], 2);
+  EXPECT_EQ(p.store_loop[1], -1) << "the maxima are stored once per row";
+  EXPECT_TRUE(p.in_loop[1][2]) << "exp (%2) is recomputed in the sum's loop";
+  EXPECT_TRUE(p.in_loop[2][2]) << "and in the storing loop";
+  EXPECT_NE(softmax_spec().to_string().find("rows over dims [0, 1)"), std::string::npos);
+}
+
+TEST(RowKernel, SoftmaxOverRowRangesAtBothLevels) {
+  const KernelSpec spec = softmax_spec();
+  const std::vector<float> x = sample_rows();
+  for (int level : {1, 3}) {
+    const CompiledFn fn = OrcSession::instance().compile(spec, {level}).fn;
+    ASSERT_NE(fn, nullptr);
+    std::vector<float> y(x.size(), -7), m(kRows, -7);
+    void* ptrs[] = {const_cast<float*>(x.data()), y.data(), m.data()};
+    fn(0, 2, ptrs, nullptr);  // rows [0, 2) and [2, kRows), as two threads would
+    fn(2, kRows, ptrs, nullptr);
+    for (std::int64_t r = 0; r < kRows; ++r) {
+      double max = -INFINITY, sum = 0;
+      for (std::int64_t j = 0; j < kCols; ++j) max = std::max(max, double(x[r * kCols + j]));
+      for (std::int64_t j = 0; j < kCols; ++j) sum += std::exp(double(x[r * kCols + j]) - max);
+      EXPECT_EQ(m[r], static_cast<float>(max)) << "row " << r;
+      for (std::int64_t j = 0; j < kCols; ++j)
+        EXPECT_NEAR(y[r * kCols + j], std::exp(double(x[r * kCols + j]) - max) / sum, 1e-6) << r << ", " << j;
+    }
+  }
+}
+
+TEST(PartialKernel, AccumulatorsOfEachRangeCombineInOrder) {
+  constexpr std::int64_t n = 1000;
+  SpecBuilder b({n});
+  const ArgRef x = b.input(kFloat32);
+  const ArgRef sq = b.op(OpId::Mul, kFloat32, {x, x});
+  b.output(b.op(OpId::Sum, kFloat32, {sq}), kFloat32, {0});
+  b.output(b.op(OpId::Argmax, kFloat32, {x}), kInt64, {0});
+  KernelSpec spec = b.spec();
+  spec.instrs.back().out_dtype = kInt64;
+  ASSERT_TRUE(spec.is_partial());
+  std::vector<float> v(n);
+  for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 37) % 101) * 0.5f;  // max 50 first at i = 30
+  const CompiledFn fn = OrcSession::instance().compile(spec, {1}).fn;
+  const std::int64_t cuts[] = {0, 29, 31, 640, n};
+  PartialSlot sums[4], args[4];
+  for (int c = 0; c < 4; ++c) {
+    void* ptrs[] = {v.data(), &sums[c], &args[c]};
+    fn(cuts[c], cuts[c + 1], ptrs, nullptr);
+  }
+  float total = 0;
+  std::int64_t position = -1;
+  combine_partials(spec.instrs[1], sums, 1, 4, &total, kFloat32);
+  combine_partials(spec.instrs[2], args, 1, 4, &position, kInt64);
+  double want = 0;
+  for (float e : v) want += double(e) * e;
+  EXPECT_EQ(total, static_cast<float>(want));
+  EXPECT_EQ(position, 30);
+}
+
+TEST(RowKernel, MalformedFormsAreRejected) {
+  auto rejected = [](const KernelSpec& spec) {
+    try {
+      OrcSession::instance().compile(spec, {1});
+    } catch (const InternalError& e) {
+      return std::string(e.what()).find("[jit]") != std::string::npos;
+    }
+    return false;
+  };
+  KernelSpec s = softmax_spec();
+  s.row_dims = 2;
+  EXPECT_TRUE(rejected(s)) << "no reduced dim left";
+  s = softmax_spec();
+  s.outputs[0].mem.strides[1] = 0;
+  EXPECT_TRUE(rejected(s)) << "a row-level output of a value that varies along the row";
+  s = softmax_spec();
+  s.row_dims = 0;
+  EXPECT_TRUE(rejected(s)) << "a partial kernel whose reductions are read";
+  SpecBuilder b({8});
+  b.output(b.op(OpId::Neg, kFloat32, {b.input(kFloat32)}), kFloat32);
+  KernelSpec elementwise = b.spec();
+  elementwise.row_dims = 1;
+  EXPECT_TRUE(rejected(elementwise)) << "rows without a reduction";
+  EXPECT_NE(softmax_spec().key(), s.key()) << "row_dims is part of the key";
+}
+
+}  // namespace
+}  // namespace kiln::jit::codegen_test

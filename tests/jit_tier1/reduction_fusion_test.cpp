@@ -1,0 +1,197 @@
+// Reductions on tier 1: every reduction op and dtype, alone and fused with
+// producers and consumers, over trailing dims (row kernels) and over every
+// dim (partial kernels), against tier 0 and a plain reference. Each fused
+// case also asserts that the whole segment became ONE kernel, so the test
+// fails if fusion silently stops.
+//
+// Tolerances: exact for integer and bool results; floating results within
+// 1e-5 relative (tiers::agree), sums of float32 over 200k elements within
+// 1e-6 relative (both tiers accumulate in double; only the order differs).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include <kiln/kiln.h>
+
+#include "jit/tier1/segment_jit.h"
+#include "tests/common/reference.h"
+#include "tests/jit_tier1/reduction_cases.h"
+#include "tests/jit_tier1/tiers.h"
+
+namespace {
+
+using kiln::Tensor;
+using reduction_cases::one_kernel;
+using reduction_cases::matches;
+
+const kiln::ScalarType kAll[] = {kiln::kFloat32, kiln::kFloat64, kiln::kInt32, kiln::kInt64, kiln::kBool};
+
+kref::Ref values(const kref::Shape& s, kiln::ScalarType t, unsigned seed) {
+  if (t == kiln::kBool) return kref::random_steps(s, seed, 0, 1, 1);
+  return kref::random_steps(s, seed, -3, 3, kiln::is_floating_point(t) ? 0.5 : 1);
+}
+
+TEST(RowReduction, EveryOpAndDtypeAloneAndFused) {
+  enum Op { Sum, Prod, Amax, Amin, Argmax, Argmin };
+  for (int op = Sum; op <= Argmin; ++op) {
+    for (kiln::ScalarType t : kAll) {
+      for (bool keep : {false, true}) {
+        const kref::Shape shape = op == Prod ? kref::Shape{6, 9} : kref::Shape{6, 37};
+        const kref::Ref ref = values(shape, t, 7 + op);
+        const Tensor x = kref::make(ref, t);
+        auto reduce = [&](const Tensor& in) {
+          switch (op) {
+            case Sum: return in.sum({1}, keep);
+            case Prod: return in.prod(1, keep);
+            case Amax: return in.amax({1}, keep);
+            case Amin: return in.amin({1}, keep);
+            case Argmax: return in.argmax(1, keep);
+            default: return in.argmin(1, keep);
+          }
+        };
+        const auto fold = op == Sum    ? kref::sum_of
+                          : op == Prod ? kref::prod_of
+                          : op == Amax ? kref::max_of
+                          : op == Amin ? kref::min_of
+                          : op == Argmax ? kref::argmax_of
+                                         : kref::argmin_of;
+        const std::string label = std::string("op ") + std::to_string(op) + " " + kiln::to_string(t) + (keep ? " keepdim" : "");
+        EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{reduce(x)}; })) << label;
+        EXPECT_TRUE(matches(reduce(x), kref::reduce(ref, {1}, keep, fold))) << label;
+
+        // Producer (x * x, or not x for bool) and consumers: the reduced
+        // value at reduced shape and broadcast back over the row.
+        auto fused = [&] {
+          const Tensor y = t == kiln::kBool ? x.logical_not() : x * x;
+          const Tensor r = reduce(y);
+          const Tensor rk = keep ? r : r.unsqueeze(1);
+          const kiln::ScalarType dt = rk.dtype() == kiln::kBool ? kiln::kInt64 : rk.dtype();
+          return std::vector<Tensor>{r + 1, y.to(dt) - rk};
+        };
+        EXPECT_TRUE(one_kernel(fused)) << label << " with producer and consumers";
+      }
+    }
+  }
+}
+
+TEST(RowReduction, NanAndTiesFollowTierZero) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  kref::Ref ref({4, 5}, {1, 3, 3, 2, 0,  //
+                         nan, 1, 5, nan, 2,  //
+                         4, 4, nan, 9, 9,  //
+                         -1, -1, -1, -1, -1});
+  for (kiln::ScalarType t : {kiln::kFloat32, kiln::kFloat64}) {
+    const Tensor x = kref::make(ref, t);
+    auto program = [&] {
+      return std::vector<Tensor>{x.amax({1}), x.amin({1}), x.argmax(1), x.argmin(1), (x * 2).argmax(1, true)};
+    };
+    EXPECT_TRUE(one_kernel(program)) << kiln::to_string(t);
+    EXPECT_TRUE(matches(x.argmax(1), kref::reduce(ref, {1}, false, kref::argmax_of)));
+    EXPECT_TRUE(matches(x.argmin(1), kref::reduce(ref, {1}, false, kref::argmin_of)));
+    EXPECT_TRUE(matches(x.amax({1}), kref::reduce(ref, {1}, false, kref::max_of)));
+  }
+}
+
+TEST(RowReduction, StridedAndBroadcastInputs) {
+  const kref::Ref ref = values({37, 6}, kiln::kFloat32, 3);
+  const Tensor base = kref::make(ref, kiln::kFloat32);
+  const Tensor row = kref::make(values({6}, kiln::kFloat32, 4), kiln::kFloat32);
+  const Tensor wide = kref::make(values({6, 40}, kiln::kFloat32, 5), kiln::kFloat32);
+  const Tensor col = kref::make(values({6, 1}, kiln::kFloat32, 6), kiln::kFloat32);
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{base.t().sum({1}), (base.t() * 2).amax({1}, true)}; }));
+  EXPECT_TRUE(matches(base.t().sum({1}), kref::reduce(kref::transpose(ref, 0, 1), {1}, false, kref::sum_of)));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{(wide.slice(1, 2, 39) + 1).sum({1})}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{col.expand({6, 37}).sum({1})}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{(base + row).softmax(1)}; }));
+  // [2, 3, 4] reduced over its last two dims, and over a permuted view.
+  const Tensor cube = kref::make(values({2, 3, 4}, kiln::kFloat64, 8), kiln::kFloat64);
+  // argmax over dim 1 of 3 is not over the trailing dims: it runs on tier 0.
+  EXPECT_TRUE(tiers::tiers_agree([&] { return std::vector<Tensor>{cube.sum({1, 2}), (cube * 2).argmax(1)}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{cube.sum({1, 2}), (cube - 1).amin({1, 2}, true)}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{cube.permute({2, 0, 1}).amax({1, 2}, true)}; }));
+}
+
+TEST(RowReduction, CompositesAreOneKernel) {
+  const kref::Ref ref = values({8, 100}, kiln::kFloat32, 9);
+  const Tensor x = kref::make(ref, kiln::kFloat32);
+  const Tensor w = kref::make(values({100}, kiln::kFloat32, 10), kiln::kFloat32);
+  const Tensor b = kref::make(values({100}, kiln::kFloat32, 11), kiln::kFloat32);
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.softmax(1)}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.log_softmax(-1)}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.logsumexp({1}, false)}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.logsumexp({1}, true)}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.var({1}, true, false)}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.std({1}, false, true)}; }));
+  auto layer_norm = [&] {
+    const Tensor mean = x.mean({-1}, true);
+    const Tensor var = ((x - mean) * (x - mean)).mean({-1}, true);
+    return std::vector<Tensor>{(x - mean) * (var + 1e-5).rsqrt() * w + b};
+  };
+  EXPECT_TRUE(one_kernel(layer_norm));
+  EXPECT_TRUE(matches(x.softmax(1), kref::softmax(ref, 1), 1e-5));
+  EXPECT_TRUE(matches(x.log_softmax(1), kref::softmax(ref, 1, true), 1e-5));
+  EXPECT_TRUE(matches(x.logsumexp({1}, false), kref::reduce(ref, {1}, false, kref::logsumexp_of), 1e-5));
+  auto var = [](const std::vector<double>& g) { return kref::var_of(g, true); };
+  EXPECT_TRUE(matches(x.var({1}, true, false), kref::reduce(ref, {1}, false, var), 1e-5));
+}
+
+TEST(RowReduction, NonTrailingDimsStayOnTierZero) {
+  const Tensor x = kref::make(values({8, 20}, kiln::kFloat32, 12), kiln::kFloat32);
+  EXPECT_TRUE(tiers::tiers_agree([&] { return std::vector<Tensor>{(x * 2).softmax(0), (x + 1).sum({0})}; }));
+}
+
+TEST(RowReduction, EmptyAndSizeOneDims) {
+  const Tensor no_cols = kiln::ones({4, 0});
+  const Tensor no_rows = kiln::ones({0, 5});
+  const Tensor one_col = kref::make(values({4, 1}, kiln::kFloat32, 13), kiln::kFloat32);
+  const Tensor one_row = kref::make(values({1, 33}, kiln::kFloat32, 14), kiln::kFloat32);
+  const Tensor nothing = kiln::ones({0});
+  kiln::sync();
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{(no_cols * 2).sum({1}), (no_cols + 1).prod(1, true)}; }));
+  EXPECT_TRUE(matches((no_cols * 2).sum({1}), kref::Ref::filled({4}, 0)));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{(no_rows * 2).sum({1})}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{one_col.softmax(1), one_col.amax({1}), one_col.argmin(1)}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{one_row.softmax(1), one_row.sum({1})}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{(nothing * 2).sum(), (nothing - 1).prod()}; }));
+  EXPECT_TRUE(matches((nothing * 2).sum(), kref::Ref::filled({}, 0)));
+}
+
+TEST(FullReduction, ChunkedOverThreadsAgreeWithTierZero) {
+  const kref::Shape shape{200003};
+  for (kiln::ScalarType t : kAll) {
+    const kref::Ref ref = values(shape, t, 15);
+    const Tensor x = kref::make(ref, t);
+    EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.sum()}; }, 1e-6)) << kiln::to_string(t);
+    EXPECT_TRUE(matches(x.sum(), kref::reduce(ref, {}, false, kref::sum_of), 1e-6)) << kiln::to_string(t);
+    EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.amax(), x.amin(), x.argmax(), x.argmin()}; }))
+        << kiln::to_string(t);
+    EXPECT_TRUE(matches(x.argmax(), kref::reduce(ref, {}, false, kref::argmax_of))) << kiln::to_string(t);
+    if (t == kiln::kBool) continue;
+    // Producers, a live elementwise result stored by the same kernel, and a 2-D input.
+    EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{(x * x).sum(), x * 3, (x * 3).amax()}; }, 1e-6))
+        << kiln::to_string(t);
+    EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{(x.slice(0, 0, 40).reshape({8, 5}) + 1).prod()}; }));
+  }
+  const Tensor m = kref::make(values({301, 700}, kiln::kFloat32, 16), kiln::kFloat32);
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{m.t().sum(), (m.t() - 1).abs().amax()}; }, 1e-6));
+}
+
+TEST(RowReduction, ADynamicRowCountCompilesOnce) {
+  kiln::jit::set_enabled(true);
+  kiln::jit::set_compile_sync(true);
+  kiln::jit::set_hot_threshold(2);
+  const kiln::Stats before = kiln::stats();
+  for (int rows = 1; rows <= 24; ++rows) {
+    const kref::Ref ref = values({rows, 33}, kiln::kFloat32, 17 + rows);
+    const Tensor x = kref::make(ref, kiln::kFloat32);
+    EXPECT_TRUE(matches(x.softmax(1), kref::softmax(ref, 1), 1e-5)) << rows << " rows";
+  }
+  const kiln::Stats after = kiln::stats();
+  EXPECT_EQ(after.jit.dynamic_compiles - before.jit.dynamic_compiles, 1u) << "one kernel for every row count";
+  EXPECT_GE(after.jit.group_runs_compiled - before.jit.group_runs_compiled, 20u);
+  kiln::jit::set_compile_sync(false);
+  kiln::jit::set_enabled(false);
+}
+
+}  // namespace
