@@ -10,35 +10,27 @@
 #include <fstream>
 #include <regex>
 
+#include <kiln/cache_format.h>
+
 namespace kiln::tools {
 namespace {
 
 namespace fs = std::filesystem;
 
-// jit/tier1/disk_cache.cpp: "<key>-<env>.kobj", temporaries "<name>.tmp.<pid>.<n>".
+// kiln/cache_format.h: "<key>-<env>.kobj", temporaries "<name>.tmp.<pid>.<n>".
 const std::regex kObjectName("([0-9a-f]{16})-([0-9a-f]{16})\\.kobj");
 const std::regex kTempName("[0-9a-f]{16}-[0-9a-f]{16}\\.kobj\\.tmp\\.[0-9]+\\.[0-9]+");
 
-constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'O', 'B', 'J', '2'};
-
-struct Header {
-  char magic[8];
-  std::uint64_t key;
-  std::uint64_t env;
-  std::uint64_t payload_bytes;
-  std::uint64_t checksum;
-  std::uint64_t opt_level;
-};
 
 void check(CacheFile& f) {
   std::ifstream in(f.path, std::ios::binary);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Header h;
+  CacheFileHeader h;
   if (bytes.size() < sizeof h) return void(f.problem = "truncated header");
   std::memcpy(&h, bytes.data(), sizeof h);
   f.opt_level = static_cast<int>(h.opt_level);
   std::string_view payload(bytes.data() + sizeof h, bytes.size() - sizeof h);
-  if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return void(f.problem = "not a kiln object (magic)");
+  if (std::memcmp(h.magic, kCacheMagic, sizeof kCacheMagic) != 0) return void(f.problem = "not a kiln object (magic)");
   if (std::strtoull(f.key.c_str(), nullptr, 16) != h.key || std::strtoull(f.env.c_str(), nullptr, 16) != h.env)
     return void(f.problem = "header does not match its name");
   if (h.payload_bytes != payload.size()) return void(f.problem = "truncated");

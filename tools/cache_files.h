@@ -1,7 +1,6 @@
 // The on-disk kernel cache as files: where it is and what each file holds.
-// The layout mirrors jit/tier1/disk_cache.cpp (the `kiln` program reads
-// files and links no kiln internals); tests/tools checks the two agree on
-// files the library writes.
+// The layout is kiln/cache_format.h, which the library writes by; tests/tools
+// checks that files the library writes read as valid.
 #pragma once
 
 #include <cstdint>

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <kiln/cache_format.h>
 #include <kiln/version.h>
 
 #include "jit/orc/session.h"
@@ -25,16 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kMagic[8] = {'K', 'I', 'L', 'N', 'O', 'B', 'J', '3'};  // 3: row and partial kernels
-
-struct Header {
-  char magic[8];
-  std::uint64_t key;
-  std::uint64_t env;
-  std::uint64_t payload_bytes;
-  std::uint64_t checksum;
-  std::uint64_t opt_level;
-};
 
 std::atomic<std::uint64_t> g_limit{[] {
   const char* text = std::getenv("KILN_CACHE_MAX_BYTES");
@@ -114,12 +105,12 @@ CachedKernel disk_cache_load(std::uint64_t key, OrcSession& orc) {
   if (!in) return {};
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   in.close();
-  Header h;
+  CacheFileHeader h;
   bool valid = bytes.size() >= sizeof h;
   if (valid) {
     std::memcpy(&h, bytes.data(), sizeof h);
     std::string_view payload(bytes.data() + sizeof h, bytes.size() - sizeof h);
-    valid = std::memcmp(h.magic, kMagic, sizeof kMagic) == 0 && h.key == key && h.env == env &&
+    valid = std::memcmp(h.magic, kCacheMagic, sizeof kCacheMagic) == 0 && h.key == key && h.env == env &&
             h.payload_bytes == payload.size() && h.checksum == XXH3_64bits(payload.data(), payload.size()) &&
             (h.opt_level == 1 || h.opt_level == 3);
     if (valid) {
@@ -150,8 +141,8 @@ void disk_cache_store(std::uint64_t key, int opt_level, OrcSession& orc) {
     std::uint64_t env = environment_hash(orc);
     fs::path path = file_for(key, env);
     fs::create_directories(path.parent_path());
-    Header h;
-    std::memcpy(h.magic, kMagic, sizeof kMagic);
+    CacheFileHeader h;
+    std::memcpy(h.magic, kCacheMagic, sizeof kCacheMagic);
     h.key = key;
     h.env = env;
     h.payload_bytes = object.size();

@@ -202,7 +202,7 @@ TEST(MatmulEpilogue, IntegerMatmulIsNotFused) {
          0, kref::kExact});
 }
 
-}  // namespace
+
 
 // Writing into an operand of the matmul: the GEMM would read what the
 // epilogue already wrote, so the group runs on tier 0 (and stays right).
@@ -225,3 +225,14 @@ TEST(MatmulEpilogue, TransposedReadOfTheProductIsNotFused) {
          [=] { return std::vector<Ref>{plus(kref::transpose(kref::matmul(kref::of(x), kref::of(w)), 0, 1), kref::of(c))}; },
          0});
 }
+
+// A softmax after the matmul is a row kernel (reductions range over rows,
+// not elements): it runs after the GEMM, never as its epilogue.
+TEST(MatmulEpilogue, ReductionsAfterTheMatmulAreNoEpilogue) {
+  Tensor x = input({9, 7}, 38), w = input({7, 12}, 39), b = input({12}, 40);
+  check({[=] { return std::vector<Tensor>{(x.matmul(w) + b).softmax(1)}; },
+         [=] { return std::vector<Ref>{kref::softmax(plus(kref::matmul(kref::of(x), kref::of(w)), kref::of(b)), 1)}; },
+         0});
+}
+
+}  // namespace
