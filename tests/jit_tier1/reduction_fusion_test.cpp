@@ -136,6 +136,27 @@ TEST(RowReduction, CompositesAreOneKernel) {
   EXPECT_TRUE(matches(x.var({1}, true, false), kref::reduce(ref, {1}, false, var), 1e-5));
 }
 
+TEST(RowReduction, InPlaceWritesAroundReductions) {
+  const Tensor x = kref::make(values({6, 40}, kiln::kFloat32, 18), kiln::kFloat32);
+  // Over a value the group computed: fused.
+  EXPECT_TRUE(one_kernel([&] {
+    Tensor y = x * 2;
+    y.sub_(y.amax({1}, true));
+    Tensor m = y.sum({1}, true);
+    m.mul_(0.5);
+    return std::vector<Tensor>{y, m, y / m};
+  }));
+  // Over an input that later loops would read again: not fused into the
+  // reducing kernel, and still right.
+  EXPECT_TRUE(tiers::tiers_agree([&] {
+    Tensor t = x.clone();
+    kiln::sync();
+    Tensor s = t.sum({1}, true);
+    t.sub_(s);
+    return std::vector<Tensor>{t, s, t.amax({1})};
+  }));
+}
+
 TEST(RowReduction, NonTrailingDimsStayOnTierZero) {
   const Tensor x = kref::make(values({8, 20}, kiln::kFloat32, 12), kiln::kFloat32);
   EXPECT_TRUE(tiers::tiers_agree([&] { return std::vector<Tensor>{(x * 2).softmax(0), (x + 1).sum({0})}; }));
