@@ -199,9 +199,7 @@ TEST(FullReduction, ChunkedOverThreadsAgreeWithTierZero) {
 }
 
 TEST(RowReduction, ADynamicRowCountCompilesOnce) {
-  kiln::jit::set_enabled(true);
-  kiln::jit::set_compile_sync(true);
-  kiln::jit::set_hot_threshold(2);
+  const tiers::Tier1Scope scope(2);  // hot at 2 runs, alone or as a shape family
   const kiln::Stats before = kiln::stats();
   for (int rows = 1; rows <= 24; ++rows) {
     const kref::Ref ref = values({rows, 33}, kiln::kFloat32, 17 + rows);
@@ -211,8 +209,6 @@ TEST(RowReduction, ADynamicRowCountCompilesOnce) {
   const kiln::Stats after = kiln::stats();
   EXPECT_EQ(after.jit.dynamic_compiles - before.jit.dynamic_compiles, 1u) << "one kernel for every row count";
   EXPECT_GE(after.jit.group_runs_compiled - before.jit.group_runs_compiled, 20u);
-  kiln::jit::set_compile_sync(false);
-  kiln::jit::set_enabled(false);
 }
 
 }  // namespace
