@@ -37,6 +37,8 @@ bool is_hot(std::int64_t runs, std::int64_t t0_ns) {
   return static_cast<double>(t0_ns) / 1e6 >= kCompileEstimateMs;
 }
 
+// What jit_for last returned on this thread (last_segment_jit): read once
+// per segment run, so an ordinary thread-local is cheap enough.
 thread_local const SegmentJit* t_last = nullptr;
 
 void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>& needed, std::vector<FusedGroup> groups,

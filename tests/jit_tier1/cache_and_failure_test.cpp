@@ -124,9 +124,7 @@ TEST(KernelCache, SegmentsSharingAKernelShareItsCode) {
 }
 
 TEST(Hotness, ASegmentChangingShapeEveryIterationCompilesOnceWithDynamicDims) {
-  kiln::jit::set_enabled(true);
-  kiln::jit::set_compile_sync(true);
-  kiln::jit::set_hot_threshold(2);
+  const tiers::Tier1Scope scope(2);  // hot at 2 runs, alone or as a shape family
   const kiln::Stats before = kiln::stats();
   for (int n = 1; n <= 40; ++n) {
     kiln::Tensor x = kiln::full({n * 7 + 3}, 0.25);
@@ -140,8 +138,6 @@ TEST(Hotness, ASegmentChangingShapeEveryIterationCompilesOnceWithDynamicDims) {
                 (before.jit.compiles_requested + before.jit.disk_cache_hits),
             1u);
   EXPECT_GE(after.jit.group_runs_compiled - before.jit.group_runs_compiled, 38u) << "sizes 2..40 ran compiled";
-  kiln::jit::set_compile_sync(false);
-  kiln::jit::set_enabled(false);
 }
 
 TEST(Compile, CompilesTheWholeFunctionOnItsFirstCall) {

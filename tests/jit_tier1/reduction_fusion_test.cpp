@@ -136,6 +136,27 @@ TEST(RowReduction, CompositesAreOneKernel) {
   EXPECT_TRUE(matches(x.var({1}, true, false), kref::reduce(ref, {1}, false, var), 1e-5));
 }
 
+TEST(RowReduction, InPlaceWritesAroundReductions) {
+  const Tensor x = kref::make(values({6, 40}, kiln::kFloat32, 18), kiln::kFloat32);
+  // Over a value the group computed: fused.
+  EXPECT_TRUE(one_kernel([&] {
+    Tensor y = x * 2;
+    y.sub_(y.amax({1}, true));
+    Tensor m = y.sum({1}, true);
+    m.mul_(0.5);
+    return std::vector<Tensor>{y, m, y / m};
+  }));
+  // Over an input that later loops would read again: not fused into the
+  // reducing kernel, and still right.
+  EXPECT_TRUE(tiers::tiers_agree([&] {
+    Tensor t = x.clone();
+    kiln::sync();
+    Tensor s = t.sum({1}, true);
+    t.sub_(s);
+    return std::vector<Tensor>{t, s, t.amax({1})};
+  }));
+}
+
 TEST(RowReduction, NonTrailingDimsStayOnTierZero) {
   const Tensor x = kref::make(values({8, 20}, kiln::kFloat32, 12), kiln::kFloat32);
   EXPECT_TRUE(tiers::tiers_agree([&] { return std::vector<Tensor>{(x * 2).softmax(0), (x + 1).sum({0})}; }));
@@ -178,9 +199,7 @@ TEST(FullReduction, ChunkedOverThreadsAgreeWithTierZero) {
 }
 
 TEST(RowReduction, ADynamicRowCountCompilesOnce) {
-  kiln::jit::set_enabled(true);
-  kiln::jit::set_compile_sync(true);
-  kiln::jit::set_hot_threshold(2);
+  const tiers::Tier1Scope scope(2);  // hot at 2 runs, alone or as a shape family
   const kiln::Stats before = kiln::stats();
   for (int rows = 1; rows <= 24; ++rows) {
     const kref::Ref ref = values({rows, 33}, kiln::kFloat32, 17 + rows);
@@ -190,8 +209,6 @@ TEST(RowReduction, ADynamicRowCountCompilesOnce) {
   const kiln::Stats after = kiln::stats();
   EXPECT_EQ(after.jit.dynamic_compiles - before.jit.dynamic_compiles, 1u) << "one kernel for every row count";
   EXPECT_GE(after.jit.group_runs_compiled - before.jit.group_runs_compiled, 20u);
-  kiln::jit::set_compile_sync(false);
-  kiln::jit::set_enabled(false);
 }
 
 }  // namespace

@@ -29,13 +29,14 @@ inline Outputs evaluate(const Program& program) {
   return out;
 }
 
-/// Every program compiled at its first run, in the foreground.
+/// Every program compiled in the foreground once it ran `hot_threshold`
+/// times (default: at its first run).
 class Tier1Scope {
  public:
-  Tier1Scope() {
+  explicit Tier1Scope(std::int64_t hot_threshold = 1) {
     kiln::jit::set_enabled(true);
     kiln::jit::set_compile_sync(true);
-    kiln::jit::set_hot_threshold(1);
+    kiln::jit::set_hot_threshold(hot_threshold);
   }
   ~Tier1Scope() {
     kiln::jit::set_compile_sync(false);
