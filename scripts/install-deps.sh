@@ -10,6 +10,7 @@ packages=(
   llvm-19-dev libzstd-dev          # LLVM 19 (libLLVM-19.so) and what its CMake package looks for
   libtbb-dev libxxhash-dev libunwind-dev
   googletest libgtest-dev libbenchmark-dev
+  python3                          # tests/profiler/check_trace.py validates trace-event JSON
 )
 [ $# -gt 0 ] && packages=("$@")
 
