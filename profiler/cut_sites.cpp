@@ -1,7 +1,6 @@
 #include "profiler/cut_sites.h"
 
 #include <algorithm>
-#include <atomic>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -9,15 +8,17 @@
 
 #include "profiler/enabled.h"
 #include "profiler/events.h"
+#include "profiler/thread_block.h"
 
 namespace kiln::profiler {
 namespace {
 
+// A row; its counts live in the threads' blocks (thread_block.h), so a cut
+// bumps a counter of its own thread with no locked instruction.
 struct Site {
   Site(std::uintptr_t a, CutReason r) : address(a), reason(r) {}
   const std::uintptr_t address;
   const CutReason reason;
-  std::atomic<std::uint64_t> count{0};
   std::optional<SourceLocation> location;  // under Table::mu, filled when first read
 };
 
@@ -38,16 +39,17 @@ std::uint64_t row_id(std::uintptr_t address, CutReason why) {
 }
 
 // The previous cut of this thread: a loop cuts at the same place each time.
+// `counter` is in the thread's block, valid while the block is (t_block set).
 struct LastCut {
   std::uintptr_t address = 0;
   CutReason reason = CutReason::kCount;
   std::uint32_t id = 0;
-  Site* site = nullptr;
+  LocalCounter* counter = nullptr;
 };
 thread_local LastCut t_last __attribute__((tls_model("initial-exec")));
 
 // Finds or adds the row, logging the first sighting. Rows are never removed.
-std::uint32_t lookup(std::uintptr_t address, CutReason why) {
+std::uint32_t find_row(std::uintptr_t address, CutReason why) {
   Table& t = table();
   std::unique_lock lock(t.mu);
   auto [it, added] = t.ids.try_emplace(row_id(address, why), 0);
@@ -56,7 +58,6 @@ std::uint32_t lookup(std::uintptr_t address, CutReason why) {
     it->second = static_cast<std::uint32_t>(t.sites.size());
   }
   const std::uint32_t id = it->second;
-  t_last = {address, why, id, &t.sites[id - 1]};
   lock.unlock();
   if (added) log_event({.kind = EventKind::CutSite, .detail = to_string(why), .site = id});
   return id;
@@ -68,18 +69,23 @@ std::uint32_t note_cut(CutReason why) noexcept {
   if (!enabled()) return 0;
   // A thread's exit has no user frame to show.
   const std::uintptr_t address = why == CutReason::ThreadExit ? 0 : user_frame();
-  std::uint32_t id = t_last.id;
-  Site* site = t_last.site;
-  if (t_last.address != address || t_last.reason != why || !site) {
-    try {
-      id = lookup(address, why);
-      site = t_last.site;
-    } catch (...) {
-      return 0;  // no memory for a new row: this cut goes uncounted by site
-    }
+  if (t_last.address == address && t_last.reason == why && t_last.counter && detail::t_block) {
+    t_last.counter->add(1);
+    return t_last.id;
   }
-  site->count.fetch_add(1, std::memory_order_relaxed);
-  return id;
+  try {
+    const std::uint32_t id = find_row(address, why);
+    with_this_thread_block([&](ThreadBlock& b) {
+      LocalCounter& counter = b.site_counter(id);
+      counter.add(1);
+      // Cached only for the thread's own block (not the retired one, used
+      // by an exiting thread under the registry lock).
+      t_last = {address, why, id, &b == detail::t_block ? &counter : nullptr};
+    });
+    return id;
+  } catch (...) {
+    return 0;  // no memory for a new row: this cut goes uncounted by site
+  }
 }
 
 SourceLocation site_location(std::uint32_t id) {
@@ -99,13 +105,14 @@ SourceLocation site_location(std::uint32_t id) {
 }
 
 std::vector<CutSiteStats> cut_site_stats(std::size_t limit) {
+  std::unordered_map<std::uint32_t, std::uint64_t> counts;
+  for_each_block([&](ThreadBlock& b) {
+    std::lock_guard lock(b.keys_mu);
+    for (const LocalSite& s : b.sites) counts[s.id] += s.count.get();
+  });
   std::vector<std::pair<std::uint64_t, std::uint32_t>> counted;  // (count, id)
-  {
-    Table& t = table();
-    std::lock_guard lock(t.mu);
-    for (std::uint32_t i = 0; i < t.sites.size(); ++i)
-      if (std::uint64_t n = t.sites[i].count.load(std::memory_order_relaxed)) counted.emplace_back(n, i + 1);
-  }
+  for (auto [id, n] : counts)
+    if (n) counted.emplace_back(n, id);
   std::sort(counted.begin(), counted.end(), [](auto a, auto b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   if (counted.size() > limit) counted.resize(limit);
   std::vector<CutSiteStats> rows;
@@ -123,9 +130,10 @@ std::vector<CutSiteStats> cut_site_stats(std::size_t limit) {
 }
 
 void reset_cut_sites() noexcept {
-  Table& t = table();
-  std::lock_guard lock(t.mu);
-  for (Site& s : t.sites) s.count.store(0, std::memory_order_relaxed);
+  for_each_block([](ThreadBlock& b) {
+    std::lock_guard lock(b.keys_mu);
+    for (LocalSite& s : b.sites) s.count.clear();
+  });
 }
 
 }  // namespace kiln::profiler

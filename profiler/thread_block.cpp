@@ -48,6 +48,7 @@ void fold(ThreadBlock& to, ThreadBlock& from) {
     }
     into.epoch.store(std::max(into.epoch.load(), k.epoch.load()));
   }
+  for (LocalSite& site : from.sites) add_into(to.site_counter(site.id), site.count);
 }
 
 thread_local bool t_exited = false;
@@ -101,6 +102,15 @@ LocalKey& ThreadBlock::key_record(std::uint64_t key) {
   }
   slot = it->second;
   return *slot;
+}
+
+LocalCounter& ThreadBlock::site_counter(std::uint32_t id) {
+  auto it = site_index.find(id);
+  if (it == site_index.end()) {
+    std::lock_guard lock(keys_mu);
+    it = site_index.emplace(id, &sites.emplace_back(id)).first;
+  }
+  return it->second->count;
 }
 
 }  // namespace kiln::profiler

@@ -43,18 +43,29 @@ struct LocalKey {
   std::atomic<std::uint64_t> epoch{0};  // reset() epoch of its latest run
 };
 
+/// How often one thread cut at one cut-site row (cut_sites.h).
+struct LocalSite {
+  explicit LocalSite(std::uint32_t i) : id(i) {}
+  const std::uint32_t id;
+  LocalCounter count;
+};
+
 struct ThreadBlock {
   LocalCounter ops_recorded, ops_executed, ops_eliminated, segments_run, intermediate_bytes;
   std::array<LocalCounter, kNumCutReasons> by_reason;
 
-  std::mutex keys_mu;  // the owner appends to `keys` under it; readers walk it under it
+  std::mutex keys_mu;  // the owner appends to `keys` and `sites` under it; readers walk them under it
   std::deque<LocalKey> keys;
+  std::deque<LocalSite> sites;
   // Owner only (and the registry lock holder once the owner is gone).
   std::unordered_map<std::uint64_t, LocalKey*> index;
   std::array<LocalKey*, 16> recent{};  // direct-mapped by the key's low bits
+  std::unordered_map<std::uint32_t, LocalSite*> site_index;
 
   /// The record of `key` in this block (created if new; owner only).
   LocalKey& key_record(std::uint64_t key);
+  /// The counter of cut-site row `id` in this block (created if new; owner only).
+  LocalCounter& site_counter(std::uint32_t id);
 };
 
 /// Runs `fn(block)` on the calling thread's block; on a thread that is
