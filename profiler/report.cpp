@@ -13,9 +13,12 @@ namespace {
 
 constexpr std::size_t kShownSites = 8;
 constexpr std::size_t kShownKeys = 8;
-// A cut site worth advice: this many cuts, and this share of all segments.
+// A cut site worth advice: this many cuts, this share of all segments, and
+// segments short enough (mean wall time) that what a cut costs -- a few
+// microseconds of launch, and no fusion across it -- is a real share.
 constexpr std::uint64_t kAdviceMinCuts = 100;
 constexpr double kAdviceMinShare = 0.10;
+constexpr double kAdviceMaxMeanSegmentMs = 1.0;
 
 // "train.cpp:42" when the site has a line, else its whole description.
 std::string short_site(const CutSiteStats& site) {
@@ -35,12 +38,25 @@ std::string what_cut(const char* reason) {
   return reason ? reason : "?";
 }
 
+// Mean wall time of a segment run, over the top keys.
+double mean_segment_ms(const Stats& s) {
+  double ms = 0;
+  std::uint64_t runs = 0;
+  for (const KeyStats& k : s.top_keys) {
+    ms += k.total_ms;
+    runs += k.runs;
+  }
+  return runs ? ms / static_cast<double>(runs) : 0;
+}
+
 // One line of advice for a cut site that cuts often, or empty.
 std::string advise(const CutSiteStats& site, const Stats& s) {
   const double share = s.segments_run ? static_cast<double>(site.count) / static_cast<double>(s.segments_run) : 0;
-  if (site.count < kAdviceMinCuts || share < kAdviceMinShare) return {};
+  if (site.count < kAdviceMinCuts || share < kAdviceMinShare || mean_segment_ms(s) >= kAdviceMaxMeanSegmentMs)
+    return {};
   std::ostringstream a;
-  a << "segment cut " << site.count << " times by " << what_cut(site.reason) << " at " << short_site(site) << ": ";
+  a << "segment cut " << site.count << " times by " << what_cut(site.reason) << " at " << short_site(site) << " ("
+    << std::fixed << std::setprecision(1) << mean_segment_ms(s) * 1e3 << " us per segment): ";
   if (is(site.reason, "sync"))
     a << "kiln::sync() is optional; drop it from the loop so that more ops fuse into one segment";
   else if (is(site.reason, "op_limit"))

@@ -51,8 +51,8 @@ struct CutSiteStats {
   const char* reason = nullptr;  // Stats::reason_name of the cut
   std::uint64_t count = 0;       // segments cut here
   std::string call_site{};       // as KeyStats::call_site
-  std::string function;          // the user's function, if known
-  std::string file;              // its source file (full path), empty without debug info
+  std::string function{};        // the user's function, if known
+  std::string file{};            // its source file (path as compiled), empty without debug info
   std::uint32_t line = 0;        // 0 without debug info
 };
 
@@ -68,7 +68,7 @@ struct EventStats {
   std::uint64_t thread = 0;  // OS thread id
   std::uint64_t key = 0;     // segment key (cut_site, new_key) or kernel key (the rest)
   std::string detail{};
-  std::string call_site;  // for cut_site and new_key events, as KeyStats::call_site
+  std::string call_site{};  // for cut_site and new_key events, as KeyStats::call_site
 };
 
 /// What the JIT did: compiles, swaps, demotions, cache hits, runs per tier.
