@@ -63,11 +63,16 @@ bool in_kiln(std::uintptr_t address) noexcept {
 
 std::uintptr_t user_frame() noexcept {
   if (const std::uintptr_t hint = detail::t_caller; hint != 0 && !in_kiln(hint)) return hint;
-  void* frames[48];
-  const int n = unw_backtrace(frames, 48);
-  for (int i = 0; i < n; ++i) {
-    const auto address = reinterpret_cast<std::uintptr_t>(frames[i]);
-    if (!in_kiln(address)) return address;
+  // unw_step rather than unw_backtrace: the latter keeps a per-thread cache
+  // whose destructor runs at thread exit, after ThreadSanitizer has torn the
+  // thread down (a crash in every TSan run that cuts deep inside kiln).
+  unw_context_t context;
+  unw_cursor_t cursor;
+  if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0) return 0;
+  for (int depth = 0; depth < 64 && unw_step(&cursor) > 0; ++depth) {
+    unw_word_t ip = 0;
+    if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0) return 0;
+    if (!in_kiln(ip)) return ip;
   }
   return 0;
 }

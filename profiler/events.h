@@ -32,7 +32,7 @@ const char* to_string(EventKind kind) noexcept;
 struct Event {
   EventKind kind = EventKind::CutSite;
   std::uint64_t key = 0;      // segment key (CutSite, NewKey) or kernel key
-  std::string detail;
+  std::string detail{};
   std::uint32_t site = 0;     // cut-site row (cut_sites.h), 0 if none
   std::int64_t start_ns = 0;  // on now_ns()'s clock; 0 = now
   std::int64_t duration_ns = 0;  // a span (a compile); 0 = instant

@@ -61,13 +61,14 @@ struct EventStats {
   /// "cut_site" (a new place cut the trace; detail = reason), "new_key" (first
   /// run of a segment key), "queued", "compiled" (detail = "O1", "O3" or "disk
   /// cache"), "swapped" (new code for a kernel in use), "demoted", "failed"
-  /// (detail = why), "evicted", "recomputed".
+  /// (detail = why), "evicted", "recomputed" (reserved for the memory layer,
+  /// which does not evict yet).
   const char* kind = nullptr;
   double time_ms = 0;      // since the process started profiling
   double duration_ms = 0;  // of a compile; 0 for instant events
   std::uint64_t thread = 0;  // OS thread id
-  std::uint64_t key = 0;     // segment key (cut_site, new_key) or kernel key (the rest)
-  std::string detail{};
+  std::uint64_t key = 0;     // segment key (new_key), kernel key (compile events), 0 (cut_site)
+  std::string detail{};      // as listed with `kind`; may be empty
   std::string call_site{};  // for cut_site and new_key events, as KeyStats::call_site
 };
 
