@@ -54,6 +54,16 @@ const CodeRange& kiln_range() {
 
 std::atomic<Symbolizer> g_symbolizer{nullptr};
 
+// libunwind initializes its globals (a signal mask among them) on first
+// use, under its own lock but read without it; doing that once while
+// libkiln loads, before any thread of the program can unwind, orders it
+// before every later read (ThreadSanitizer reports it otherwise).
+const bool g_unwinder_ready = [] {
+  unw_context_t context;
+  unw_cursor_t cursor;
+  return unw_getcontext(&context) == 0 && unw_init_local(&cursor, &context) == 0;
+}();
+
 }  // namespace
 
 bool in_kiln(std::uintptr_t address) noexcept {
