@@ -5,6 +5,8 @@
 
 #include "frontend/compiled_program.h"
 #include "jit/tier1/config.h"
+#include "profiler/call_site.h"
+#include "profiler/call_site.h"
 #include "trace/trace_buffer.h"
 
 namespace kiln::detail {
@@ -35,12 +37,17 @@ bool ProgramCache::replay(const CallArgs& args, std::vector<Tensor>& results) {
       }
   }
   if (!program) return false;
+  profiler::CallerScope caller(__builtin_return_address(0));
   trace::TraceBuffer::current().flush(profiler::CutReason::Sync);
   results = program->run(args);
   return true;
 }
 
+// The cuts below are the user's call of the compiled function: these
+// functions are called from CompiledFunction::operator(), which is in the
+// user's code.
 bool ProgramCache::begin_trace() {
+  profiler::CallerScope caller(__builtin_return_address(0));
   trace::TraceBuffer& buffer = trace::TraceBuffer::current();
   buffer.flush(profiler::CutReason::Sync);  // the body's ops form a segment of their own
   if (!jit::enabled()) return false;
@@ -54,6 +61,7 @@ bool ProgramCache::begin_trace() {
 }
 
 void ProgramCache::end_trace(const CallArgs& args, const std::vector<Tensor>& results) {
+  profiler::CallerScope caller(__builtin_return_address(0));
   trace::TraceBuffer& buffer = trace::TraceBuffer::current();
   trace::Segment segment;
   {
@@ -68,7 +76,10 @@ void ProgramCache::end_trace(const CallArgs& args, const std::vector<Tensor>& re
   impl_->programs.push_back(std::move(program));
 }
 
-void ProgramCache::cut() { trace::TraceBuffer::current().flush(profiler::CutReason::Sync); }
+void ProgramCache::cut() {
+  profiler::CallerScope caller(__builtin_return_address(0));
+  trace::TraceBuffer::current().flush(profiler::CutReason::Sync);
+}
 
 ProgramCache::CutAfter::CutAfter() : uncaught_(std::uncaught_exceptions()) {}
 ProgramCache::CutAfter::~CutAfter() noexcept(false) {

@@ -6,6 +6,7 @@
 
 #include "frontend/handle.h"
 #include "frontend/strided_read.h"
+#include "profiler/call_site.h"
 
 namespace kiln {
 namespace {
@@ -34,6 +35,7 @@ void print_row(std::ostream& os, const std::vector<double>& v, std::int64_t star
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
+  profiler::CallerScope caller(__builtin_return_address(0));
   const auto& x = *t.impl();
   trace::materialize(x, profiler::CutReason::Print, false);
   std::vector<double> v = frontend::read_elements<double>(x);

@@ -1,4 +1,5 @@
-// Reading values: each of these is a materialization point.
+// Reading values: each of these is a materialization point. Each marks its
+// caller as the user's frame that cut the trace (profiler/call_site.h).
 #include <cstring>
 
 #include <kiln/error.h>
@@ -6,6 +7,7 @@
 
 #include "frontend/handle.h"
 #include "frontend/strided_read.h"
+#include "profiler/call_site.h"
 
 namespace kiln {
 
@@ -14,6 +16,7 @@ using profiler::CutReason;
 
 template <class T>
 T Tensor::item() const {
+  profiler::CallerScope caller(__builtin_return_address(0));
   const auto& x = unwrap(*this, "item");
   if (x.geo.numel() != 1)
     throw ValueError(detail::cat("[item] a tensor with ", x.geo.numel(), " elements (shape ", x.geo.shape(),
@@ -33,6 +36,7 @@ Scalar Tensor::item() const {
 
 template <class T>
 T* Tensor::data_ptr() const {
+  profiler::CallerScope caller(__builtin_return_address(0));
   const auto& x = unwrap(*this, "data_ptr");
   if (dtype_of<T>() != x.dtype)
     throw DtypeError(detail::cat("[data_ptr] expected ", dtype_of<T>(), " for a tensor of dtype ", x.dtype));
@@ -42,12 +46,14 @@ T* Tensor::data_ptr() const {
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {
+  profiler::CallerScope caller(__builtin_return_address(0));
   const auto& x = unwrap(*this, "to_vector");
   trace::materialize(x, CutReason::ToVector, false);
   return frontend::read_elements<T>(x);
 }
 
 Tensor::operator bool() const {
+  profiler::CallerScope caller(__builtin_return_address(0));
   const auto& x = unwrap(*this, "bool");
   if (x.geo.numel() != 1)
     throw ValueError(detail::cat("[bool] the truth value of a tensor with ", x.geo.numel(), " elements (shape ",

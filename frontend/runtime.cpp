@@ -4,9 +4,17 @@
 #include <kiln/frontend/runtime.h>
 #include <kiln/memory/memory.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
 #include "jit/engine.h"
+#include "jit/symbolizer.h"
 #include "jit/threads.h"
+#include "jit/tier1/key_info.h"
+#include "profiler/call_site.h"
 #include "profiler/counters.h"
+#include "profiler/report.h"
 #include "trace/executor.h"
 #include "trace/trace_buffer.h"
 
@@ -16,12 +24,19 @@ namespace {
 // Runs at load time of libkiln, before any user code can record an op.
 const bool engine_registered = [] {
   trace::set_executor(&jit::engine());
+  profiler::set_key_inspector(&jit::inspect_key);
+  profiler::set_symbolizer(&jit::symbolize);
+  if (const char* report = std::getenv("KILN_REPORT"); report && std::strcmp(report, "1") == 0)
+    std::atexit([] { print_stats(); });
   return true;
 }();
 
 }  // namespace
 
-void sync() { trace::flush_all(profiler::CutReason::Sync); }
+void sync() {
+  profiler::CallerScope caller(__builtin_return_address(0));
+  trace::flush_all(profiler::CutReason::Sync);
+}
 
 Stats stats() {
   Stats s = profiler::snapshot();
@@ -36,6 +51,9 @@ Stats stats() {
   s.oom_errors = m.oom_errors;
   return s;
 }
+
+void print_stats(std::ostream& out) { profiler::write_report(out, stats()); }
+void print_stats() { print_stats(std::cerr); }
 
 void reset_stats() {
   profiler::reset();

@@ -134,8 +134,9 @@ void Engine::run(trace::Segment& segment) {
   }
   const std::int64_t elapsed = since(start);
   if (jit) note_segment_time(*jit, elapsed, any_compiled);
-  profiler::record_segment_run(segment.key, segment.reason, plan.ops_run, plan.ops_eliminated,
-                               static_cast<std::uint64_t>(elapsed), intermediates.bytes());
+  profiler::record_segment_run({segment.key, segment.reason, segment.site, plan.ops_run, plan.ops_eliminated,
+                                std::chrono::nanoseconds(start.time_since_epoch()).count(), static_cast<std::uint64_t>(elapsed),
+                                intermediates.bytes(), any_compiled});
   taint.throw_if_failed();
 }
 

@@ -1,41 +1,105 @@
 #include "profiler/counters.h"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <mutex>
 #include <unordered_map>
 
+#include "profiler/cut_sites.h"
+#include "profiler/enabled.h"
+#include "profiler/events.h"
+#include "profiler/thread_block.h"
+#include "profiler/timeline.h"
+
 namespace kiln::profiler {
 namespace {
 
-struct KeyEntry {
-  std::uint64_t runs = 0;
-  std::uint32_t ops = 0;
-  std::uint64_t nanoseconds = 0;
-  CutReason first_reason{};
-  CutReason last_reason{};
+constexpr std::size_t kTopKeys = 16;
+constexpr std::size_t kTopCutSites = 32;
+
+// How a key's first run (since the last reset) was cut: written once per key.
+struct FirstRun {
+  CutReason reason = CutReason::kCount;
+  std::uint32_t site = 0;
+  std::uint64_t epoch = 0;
 };
 
-struct Counters {
-  std::atomic<std::uint64_t> ops_recorded{0};
-  std::atomic<std::uint64_t> ops_executed{0};
-  std::atomic<std::uint64_t> ops_eliminated{0};
-  std::atomic<std::uint64_t> segments_run{0};
-  std::atomic<std::uint64_t> intermediate_bytes{0};
-  std::array<std::atomic<std::uint64_t>, kNumCutReasons> by_reason{};
-  std::mutex keys_mutex;
-  std::unordered_map<std::uint64_t, KeyEntry> keys;
+struct FirstRuns {
+  std::mutex mu;
+  std::unordered_map<std::uint64_t, FirstRun> keys;
 };
 
-// Never destroyed: threads that exit after main() still record their last
-// segment.
-Counters& counters() {
-  static Counters* instance = new Counters;
+FirstRuns& first_runs() {
+  static FirstRuns* instance = new FirstRuns;  // outlives static destruction, like the blocks
   return *instance;
 }
 
-constexpr std::size_t kTopKeys = 16;
+// reset() starts a new epoch: a key's first run after it is a first run again.
+std::atomic<std::uint64_t> g_epoch{1};
+std::atomic<KeyInspector> g_inspector{nullptr};
+
+// The thread saw `run.key` for the first time this epoch: is it new to the process?
+void note_first_run(const SegmentRun& run, std::uint64_t epoch) {
+  FirstRuns& f = first_runs();
+  {
+    std::lock_guard lock(f.mu);
+    FirstRun& first = f.keys[run.key];
+    if (first.epoch == epoch) return;
+    first = {run.reason, run.site, epoch};
+  }
+  log_event({.kind = EventKind::NewKey, .key = run.key, .detail = to_string(run.reason), .site = run.site,
+             .start_ns = run.start_ns});
+}
+
+// One key summed over the threads that ran it.
+struct MergedKey {
+  std::uint64_t runs[2] = {0, 0}, nanoseconds[2] = {0, 0}, bytes = 0;
+  std::uint32_t ops = 0;
+  CutReason last_reason = CutReason::kCount;
+  std::int64_t last_ns = -1;
+};
+
+void merge(MergedKey& m, const LocalKey& k) {
+  for (int t = 0; t < 2; ++t) {
+    m.runs[t] += k.runs[t].get();
+    m.nanoseconds[t] += k.nanoseconds[t].get();
+  }
+  m.bytes += k.bytes.get();
+  if (k.last_ns.load(std::memory_order_relaxed) > m.last_ns) {
+    m.last_ns = k.last_ns.load(std::memory_order_relaxed);
+    m.ops = k.ops.load(std::memory_order_relaxed);
+    m.last_reason = static_cast<CutReason>(k.last_reason.load(std::memory_order_relaxed));
+  }
+}
+
+KeyStats key_stats(std::uint64_t key, const MergedKey& m) {
+  KeyStats k;
+  k.key = key;
+  k.runs_tier0 = m.runs[0];
+  k.runs_tier1 = m.runs[1];
+  k.runs = m.runs[0] + m.runs[1];
+  k.tier0_ms = static_cast<double>(m.nanoseconds[0]) / 1e6;
+  k.tier1_ms = static_cast<double>(m.nanoseconds[1]) / 1e6;
+  k.total_ms = k.tier0_ms + k.tier1_ms;
+  k.ops = m.ops;
+  k.bytes = m.bytes;
+  k.last_reason = to_string(m.last_reason);
+  FirstRun first;
+  {
+    std::lock_guard lock(first_runs().mu);
+    if (auto it = first_runs().keys.find(key); it != first_runs().keys.end()) first = it->second;
+  }
+  k.first_reason = to_string(first.reason);
+  if (first.site) k.call_site = site_location(first.site).text;
+  KeyJitInfo jit;
+  if (KeyInspector inspect = g_inspector.load(); inspect && inspect(key, jit)) {
+    k.state = jit.state;
+    k.kernels = jit.kernels;
+    k.compile_ms = jit.compile_ms;
+    k.deopts = jit.deopts;
+  }
+  return k;
+}
 
 }  // namespace
 
@@ -58,73 +122,98 @@ const char* to_string(CutReason reason) noexcept {
 }
 
 void add_ops_recorded(std::uint64_t n) noexcept {
-  counters().ops_recorded.fetch_add(n, std::memory_order_relaxed);
+  if (!enabled()) return;
+  with_this_thread_block([&](ThreadBlock& b) { b.ops_recorded.add(n); });
 }
 
-void record_segment_run(std::uint64_t key, CutReason why, std::uint32_t ops_run,
-                        std::uint32_t ops_eliminated, std::uint64_t nanoseconds,
-                        std::uint64_t intermediate_bytes) noexcept {
-  Counters& c = counters();
-  c.ops_executed.fetch_add(ops_run, std::memory_order_relaxed);
-  c.ops_eliminated.fetch_add(ops_eliminated, std::memory_order_relaxed);
-  c.segments_run.fetch_add(1, std::memory_order_relaxed);
-  c.intermediate_bytes.fetch_add(intermediate_bytes, std::memory_order_relaxed);
-  const auto reason = static_cast<std::size_t>(why);
-  if (reason < kNumCutReasons) c.by_reason[reason].fetch_add(1, std::memory_order_relaxed);
-
-  // If the table cannot grow (no memory), this run is missing from the
+void record_segment_run(const SegmentRun& run) noexcept {
+  if (!enabled()) return;
+  const std::uint64_t epoch = g_epoch.load(std::memory_order_relaxed);
+  bool first = false;
+  // If a table cannot grow (no memory), this run is missing from the
   // per-key view only; profiling must never take the program down.
   try {
-    std::lock_guard lock(c.keys_mutex);
-    auto [it, first] = c.keys.try_emplace(key);
-    KeyEntry& e = it->second;
-    if (first) e.first_reason = why;
-    e.runs += 1;
-    e.ops = ops_run + ops_eliminated;
-    e.nanoseconds += nanoseconds;
-    e.last_reason = why;
+    with_this_thread_block([&](ThreadBlock& b) {
+      b.ops_executed.add(run.ops_run);
+      b.ops_eliminated.add(run.ops_eliminated);
+      b.segments_run.add(1);
+      b.intermediate_bytes.add(run.intermediate_bytes);
+      const auto reason = static_cast<std::size_t>(run.reason);
+      if (reason < kNumCutReasons) b.by_reason[reason].add(1);
+      LocalKey& k = b.key_record(run.key);
+      const int tier = run.compiled ? 1 : 0;
+      k.runs[tier].add(1);
+      k.nanoseconds[tier].add(run.nanoseconds);
+      k.bytes.add(run.intermediate_bytes);
+      k.ops.store(run.ops_run + run.ops_eliminated, std::memory_order_relaxed);
+      k.last_reason.store(static_cast<std::uint8_t>(run.reason), std::memory_order_relaxed);
+      k.last_ns.store(run.start_ns, std::memory_order_relaxed);
+      if (k.epoch.load(std::memory_order_relaxed) != epoch) {
+        k.epoch.store(epoch, std::memory_order_relaxed);
+        first = true;
+      }
+    });
+    if (first) note_first_run(run, epoch);
   } catch (...) {
   }
+  timeline_segment(run);
 }
 
+void set_key_inspector(KeyInspector inspector) noexcept { g_inspector.store(inspector); }
+
 void reset() noexcept {
-  Counters& c = counters();
-  for (auto* counter : {&c.ops_recorded, &c.ops_executed, &c.ops_eliminated, &c.segments_run,
-                        &c.intermediate_bytes}) {
-    counter->store(0, std::memory_order_relaxed);
-  }
-  for (auto& counter : c.by_reason) counter.store(0, std::memory_order_relaxed);
+  g_epoch.fetch_add(1, std::memory_order_relaxed);
+  for_each_block([](ThreadBlock& b) {
+    for (LocalCounter* c : {&b.ops_recorded, &b.ops_executed, &b.ops_eliminated, &b.segments_run,
+                            &b.intermediate_bytes})
+      c->clear();
+    for (LocalCounter& c : b.by_reason) c.clear();
+    std::lock_guard lock(b.keys_mu);
+    for (LocalKey& k : b.keys) {
+      for (int t = 0; t < 2; ++t) {
+        k.runs[t].clear();
+        k.nanoseconds[t].clear();
+      }
+      k.bytes.clear();
+    }
+  });
   reset_jit();
-  std::lock_guard lock(c.keys_mutex);
-  c.keys.clear();
+  reset_cut_sites();
+  reset_events();
+  std::lock_guard lock(first_runs().mu);
+  first_runs().keys.clear();
 }
 
 Stats snapshot() {
-  Counters& c = counters();
   Stats s;
-  s.ops_recorded = c.ops_recorded.load(std::memory_order_relaxed);
-  s.ops_executed = c.ops_executed.load(std::memory_order_relaxed);
-  s.ops_eliminated = c.ops_eliminated.load(std::memory_order_relaxed);
-  s.segments_run = c.segments_run.load(std::memory_order_relaxed);
-  s.intermediate_bytes = c.intermediate_bytes.load(std::memory_order_relaxed);
-  for (std::size_t i = 0; i < kNumCutReasons; ++i) {
-    s.segments_by_reason[i] = c.by_reason[i].load(std::memory_order_relaxed);
-  }
-
+  s.profiling = enabled();
+  std::unordered_map<std::uint64_t, MergedKey> keys;
+  for_each_block([&](ThreadBlock& b) {
+    s.ops_recorded += b.ops_recorded.get();
+    s.ops_executed += b.ops_executed.get();
+    s.ops_eliminated += b.ops_eliminated.get();
+    s.segments_run += b.segments_run.get();
+    s.intermediate_bytes += b.intermediate_bytes.get();
+    for (std::size_t i = 0; i < kNumCutReasons; ++i) s.segments_by_reason[i] += b.by_reason[i].get();
+    std::lock_guard lock(b.keys_mu);
+    for (const LocalKey& k : b.keys)
+      if (k.runs[0].get() + k.runs[1].get() > 0) merge(keys[k.key], k);
+  });
   fill_jit_stats(s.jit);
-  std::lock_guard lock(c.keys_mutex);
-  s.distinct_keys = c.keys.size();
-  s.top_keys.reserve(c.keys.size());
-  for (const auto& [key, e] : c.keys) {
-    s.top_keys.push_back({key, e.runs, e.ops, static_cast<double>(e.nanoseconds) / 1e6,
-                          to_string(e.first_reason), to_string(e.last_reason)});
-  }
-  const auto more_runs = [](const KeyStats& a, const KeyStats& b) {
-    return a.runs != b.runs ? a.runs > b.runs : a.key < b.key;
+
+  s.distinct_keys = keys.size();
+  std::vector<std::pair<std::uint64_t, const MergedKey*>> order;
+  order.reserve(keys.size());
+  for (const auto& [key, m] : keys) order.emplace_back(key, &m);
+  const auto more_runs = [](const auto& a, const auto& b) {
+    const std::uint64_t ra = a.second->runs[0] + a.second->runs[1], rb = b.second->runs[0] + b.second->runs[1];
+    return ra != rb ? ra > rb : a.first < b.first;
   };
-  const std::size_t shown = std::min(kTopKeys, s.top_keys.size());
-  std::partial_sort(s.top_keys.begin(), s.top_keys.begin() + shown, s.top_keys.end(), more_runs);
-  s.top_keys.resize(shown);
+  const std::size_t shown = std::min(kTopKeys, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(), more_runs);
+  for (std::size_t i = 0; i < shown; ++i) s.top_keys.push_back(key_stats(order[i].first, *order[i].second));
+  s.cut_sites = cut_site_stats(kTopCutSites);
+  s.recent_events = recent_events();
   return s;
 }
 

@@ -11,6 +11,7 @@ packages=(
   libtbb-dev libxxhash-dev libunwind-dev
   googletest libgtest-dev libbenchmark-dev
   tmux                             # drives `kiln stat` in a real terminal in its tests
+  python3                          # tests/profiler/check_trace.py validates trace-event JSON
 )
 [ $# -gt 0 ] && packages=("$@")
 

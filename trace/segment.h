@@ -23,6 +23,7 @@ struct Segment {
   std::vector<Value> values;
   std::uint64_t key = 0;  // xxh3 of the canonical ops, the input signature and the output set
   profiler::CutReason reason = profiler::CutReason::Sync;
+  std::uint32_t site = 0;  // the user's code that cut it (profiler/cut_sites.h)
 };
 
 }  // namespace kiln::trace

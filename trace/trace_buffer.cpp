@@ -9,6 +9,7 @@
 
 #include <kiln/error.h>
 
+#include "profiler/cut_sites.h"
 #include "trace/executor.h"
 
 namespace kiln::trace {
@@ -208,6 +209,7 @@ void TraceBuffer::flush_locked(profiler::CutReason why, Segment* capture) {
   seg.nodes.swap(nodes_);
   seg.values.swap(values_);
   seg.reason = why;
+  seg.site = profiler::note_cut(why);
   // The output set: values some handle still holds (the segment holds one
   // reference), hashed as a bit mask per 64 values.
   std::uint64_t key = key_;

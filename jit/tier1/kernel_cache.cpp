@@ -11,6 +11,8 @@
 #include "jit/orc/session.h"
 #include "jit/tier1/config.h"
 #include "jit/tier1/disk_cache.h"
+#include "profiler/enabled.h"
+#include "profiler/events.h"
 #include "profiler/jit_counters.h"
 
 namespace kiln::jit {
@@ -125,6 +127,7 @@ void publish(KernelEntry& entry, CompiledFn fn, int level, double ms) {
   entry.fn.store(fn, std::memory_order_release);
   entry.state.store(KernelState::Compiled);
   if (swap) profiler::count(profiler::JitEvent::HotSwap);
+  if (swap) profiler::log_event({.kind = profiler::EventKind::Swapped, .key = entry.key, .detail = level == 3 ? "O3" : "O1"});
 }
 
 void compile_now(const std::shared_ptr<KernelEntry>& entry, int level) {
@@ -132,20 +135,26 @@ void compile_now(const std::shared_ptr<KernelEntry>& entry, int level) {
   if (level == 1 && entry->fn.load() == nullptr) {
     if (CachedKernel cached = disk_cache_load(entry->key, orc); cached.fn) {
       publish(*entry, cached.fn, cached.opt_level, 0);
+      profiler::log_event({.kind = profiler::EventKind::Compiled, .key = entry->key, .detail = "disk cache"});
       return;
     }
   }
   if (entry->fn.load() == nullptr) entry->state.store(KernelState::Compiling);
+  const std::int64_t start = profiler::now_ns();
   try {
     CompiledKernel k = orc.compile(entry->spec, CompileOptions{level});
     profiler::record_compile_ms(k.compile_ms);
     profiler::count(profiler::JitEvent::CompileDone);
     publish(*entry, k.fn, level, k.compile_ms);
+    profiler::log_event({.kind = profiler::EventKind::Compiled, .key = entry->key, .detail = level == 3 ? "O3" : "O1",
+                         .start_ns = start, .duration_ns = profiler::now_ns() - start});
     disk_cache_store(entry->key, level, orc);
   } catch (const std::exception& e) {
     profiler::count(profiler::JitEvent::CompileFailed);
     std::string why = detail_failure(entry->spec, e.what());
     profiler::record_failure(why);
+    profiler::log_event({.kind = profiler::EventKind::Failed, .key = entry->key, .detail = why, .start_ns = start,
+                         .duration_ns = profiler::now_ns() - start});
     std::lock_guard lock(entry->mu);
     entry->failure = why;
     if (entry->fn.load() == nullptr) entry->state.store(KernelState::Failed);
@@ -168,10 +177,12 @@ void request_compile(const std::shared_ptr<KernelEntry>& entry, int opt_level) {
   if (opt_level == 1 && entry->fn.load() == nullptr && disk_cache_has(entry->key)) {
     if (CachedKernel cached = disk_cache_load(entry->key, OrcSession::instance()); cached.fn) {
       publish(*entry, cached.fn, cached.opt_level, 0);
+      profiler::log_event({.kind = profiler::EventKind::Compiled, .key = entry->key, .detail = "disk cache"});
       return;
     }
   }
   profiler::count(profiler::JitEvent::CompileRequested);
+  profiler::log_event({.kind = profiler::EventKind::Queued, .key = entry->key, .detail = opt_level == 3 ? "O3" : "O1"});
   if (entry->fn.load() == nullptr) entry->state.store(KernelState::Queued);
   if (compile_sync()) {
     compile_now(entry, opt_level);

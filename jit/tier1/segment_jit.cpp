@@ -11,6 +11,7 @@
 #include "jit/tier1/launch.h"
 #include "jit/tier1/matmul_epilogue.h"
 #include "jit/tier1/plan_text.h"
+#include "profiler/events.h"
 #include "profiler/jit_counters.h"
 
 namespace kiln::jit {
@@ -117,6 +118,7 @@ void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements) {
     k.state.store(KernelState::Demoted);
     profiler::count(profiler::JitEvent::Demoted);
     profiler::record_failure(k.failure);
+    profiler::log_event({.kind = profiler::EventKind::Demoted, .key = k.key, .detail = k.failure});
     return;
   }
   if (runs >= kUpgradeRuns && k.opt_level.load() == 1 && !k.upgrade_queued.exchange(true)) request_compile(k.shared_from_this(), 3);

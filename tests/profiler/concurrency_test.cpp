@@ -19,7 +19,8 @@ TEST(ProfilerConcurrency, RunsFromManyThreadsSumExactly) {
       for (int i = 0; i < kRuns; ++i) {
         add_ops_recorded(3);
         const auto why = static_cast<CutReason>((t + i) % kNumCutReasons);
-        record_segment_run(static_cast<std::uint64_t>(i) % kKeys, why, 2, 1, 1000, 64);
+        record_segment_run({.key = static_cast<std::uint64_t>(i) % kKeys, .reason = why, .ops_run = 2, .ops_eliminated = 1,
+                            .nanoseconds = 1000, .intermediate_bytes = 64});
       }
     });
   }

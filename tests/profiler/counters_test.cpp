@@ -10,13 +10,20 @@ namespace {
 
 constexpr auto index(CutReason r) { return static_cast<std::size_t>(r); }
 
+// One tier-0 run of `key`.
+void run(std::uint64_t key, CutReason why, std::uint32_t ops_run, std::uint32_t ops_eliminated,
+         std::uint64_t nanoseconds, std::uint64_t intermediate_bytes) {
+  record_segment_run({.key = key, .reason = why, .ops_run = ops_run, .ops_eliminated = ops_eliminated,
+                      .nanoseconds = nanoseconds, .intermediate_bytes = intermediate_bytes});
+}
+
 TEST(ProfilerCounters, ScalarCountersAddUp) {
   reset();
   add_ops_recorded(5);
   add_ops_recorded(7);
-  record_segment_run(0xa, CutReason::Sync, 10, 2, 1'000'000, 4096);
-  record_segment_run(0xa, CutReason::Sync, 10, 2, 3'000'000, 4096);
-  record_segment_run(0xb, CutReason::Item, 3, 0, 500'000, 0);
+  run(0xa, CutReason::Sync, 10, 2, 1'000'000, 4096);
+  run(0xa, CutReason::Sync, 10, 2, 3'000'000, 4096);
+  run(0xb, CutReason::Item, 3, 0, 500'000, 0);
 
   const Stats s = snapshot();
   EXPECT_EQ(s.ops_recorded, 12u);
@@ -33,9 +40,9 @@ TEST(ProfilerCounters, ScalarCountersAddUp) {
 
 TEST(ProfilerCounters, KeysAggregateRunsOpsTimeAndReasons) {
   reset();
-  record_segment_run(0xa, CutReason::Item, 10, 2, 1'000'000, 0);
-  record_segment_run(0xa, CutReason::Sync, 10, 2, 2'500'000, 0);
-  record_segment_run(0xb, CutReason::Print, 4, 0, 100'000, 0);
+  run(0xa, CutReason::Item, 10, 2, 1'000'000, 0);
+  run(0xa, CutReason::Sync, 10, 2, 2'500'000, 0);
+  run(0xb, CutReason::Print, 4, 0, 100'000, 0);
 
   const Stats s = snapshot();
   EXPECT_EQ(s.distinct_keys, 2u);
@@ -54,7 +61,7 @@ TEST(ProfilerCounters, KeysAggregateRunsOpsTimeAndReasons) {
 TEST(ProfilerCounters, TopKeysAreTheSixteenMostRun) {
   reset();
   for (std::uint64_t key = 1; key <= 20; ++key) {
-    for (std::uint64_t run = 0; run < key % 5 + 1; ++run) record_segment_run(key, CutReason::Sync, 1, 0, 0, 0);
+    for (std::uint64_t r = 0; r < key % 5 + 1; ++r) run(key, CutReason::Sync, 1, 0, 0, 0);
   }
   const Stats s = snapshot();
   EXPECT_EQ(s.distinct_keys, 20u);
@@ -74,7 +81,7 @@ TEST(ProfilerCounters, TopKeysAreTheSixteenMostRun) {
 
 TEST(ProfilerCounters, ResetZeroesEverything) {
   add_ops_recorded(3);
-  record_segment_run(1, CutReason::OpLimit, 1, 1, 1, 1);
+  run(1, CutReason::OpLimit, 1, 1, 1, 1);
   reset();
   const Stats s = snapshot();
   EXPECT_EQ(s.ops_recorded, 0u);

@@ -23,7 +23,7 @@ TEST(ProfilerStatsPrint, TableShowsTheNumbers) {
   s.segments_by_reason[static_cast<std::size_t>(profiler::CutReason::Sync)] = 50;
   s.segments_by_reason[static_cast<std::size_t>(profiler::CutReason::Item)] = 7;
   s.distinct_keys = 3;
-  s.top_keys = {{0xdeadbeef, 50, 12, 3.25, "item", "sync"}};
+  s.top_keys = {{.key = 0xdeadbeef, .runs = 50, .ops = 12, .total_ms = 3.25, .first_reason = "item", .last_reason = "sync"}};
   s.intermediate_bytes = 3 << 19;
   s.live_bytes = 1 << 20;
   s.peak_bytes = 4 << 20;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 #include <kiln/profiler/stats.h>
@@ -16,6 +17,14 @@ void sync();
 /// The counters: ops recorded, segments run (by reason), distinct segment
 /// keys and their runs, bytes allocated / live / peak, the budget.
 Stats stats();
+/// A report for people: where time went (tier 0, tier 1, compiling), where
+/// the program cut the trace and from which line, which segments recur, what
+/// failed to compile -- with advice such as "segment cut 10000 times by
+/// item() at train.cpp:42: move it out of the loop". Also printed to stderr
+/// at exit with KILN_REPORT=1. Not a stable format: tools read stats().
+void print_stats(std::ostream& out);
+/// print_stats to std::cerr.
+void print_stats();
 /// Zeroes the counters (not the memory accounting of live tensors).
 void reset_stats();
 

@@ -22,11 +22,54 @@ inline constexpr std::size_t kNumCutReasons = 11;
 /// One segment key (one recurring op structure and input signature).
 struct KeyStats {
   std::uint64_t key = 0;
-  std::uint64_t runs = 0;              // executions of this key
+  std::uint64_t runs = 0;              // executions of this key (runs_tier0 + runs_tier1)
   std::uint32_t ops = 0;               // ops in the segment (run + eliminated), latest run
-  double total_ms = 0;                 // wall time summed over all runs
+  double total_ms = 0;                 // wall time summed over all runs (tier0_ms + tier1_ms)
   const char* first_reason = nullptr;  // why its first run was cut (Stats::reason_name)
   const char* last_reason = nullptr;   // why its latest run was cut
+  std::uint64_t runs_tier0 = 0;        // runs with every op interpreted
+  std::uint64_t runs_tier1 = 0;        // runs where at least one fused group ran compiled code
+  double tier0_ms = 0;                 // wall time of the tier-0 runs
+  double tier1_ms = 0;                 // wall time of the tier-1 runs
+  std::uint64_t bytes = 0;             // temporaries allocated by its runs, summed
+  /// Where its kernels are: "interpreted" (not planned, or nothing to fuse),
+  /// "queued", "compiling", "compiled", "failed" or "demoted" (the least
+  /// advanced of its kernels); "off" when the JIT is disabled.
+  const char* state = "interpreted";
+  std::uint32_t kernels = 0;  // fused kernels in its plan
+  double compile_ms = 0;      // compile time of its kernels' published code, summed
+  std::uint64_t deopts = 0;   // its kernels retired to tier 0 after compiling (demoted)
+  /// The user's code that cut its first run: "file:line (function)" with debug
+  /// info, else "function (object+0xoffset)" or "symbol+0xoffset (object)";
+  /// empty when unknown.
+  std::string call_site{};
+};
+
+/// Where the user's program cut the trace, and how often: one row per
+/// (reason, calling instruction). The advice in print_stats() comes from here.
+struct CutSiteStats {
+  const char* reason = nullptr;  // Stats::reason_name of the cut
+  std::uint64_t count = 0;       // segments cut here
+  std::string call_site{};       // as KeyStats::call_site
+  std::string function{};        // the user's function, if known
+  std::string file{};            // its source file (path as compiled), empty without debug info
+  std::uint32_t line = 0;        // 0 without debug info
+};
+
+/// One entry of the event log: a decision of the engine.
+struct EventStats {
+  /// "cut_site" (a new place cut the trace; detail = reason), "new_key" (first
+  /// run of a segment key), "queued", "compiled" (detail = "O1", "O3" or "disk
+  /// cache"), "swapped" (new code for a kernel in use), "demoted", "failed"
+  /// (detail = why), "evicted", "recomputed" (reserved for the memory layer,
+  /// which does not evict yet).
+  const char* kind = nullptr;
+  double time_ms = 0;      // since the process started profiling
+  double duration_ms = 0;  // of a compile; 0 for instant events
+  std::uint64_t thread = 0;  // OS thread id
+  std::uint64_t key = 0;     // segment key (new_key), kernel key (compile events), 0 (cut_site)
+  std::string detail{};      // as listed with `kind`; may be empty
+  std::string call_site{};  // for cut_site and new_key events, as KeyStats::call_site
 };
 
 /// What the JIT did: compiles, swaps, demotions, cache hits, runs per tier.
@@ -61,6 +104,9 @@ struct Stats {
   std::uint64_t distinct_keys = 0;
   std::vector<KeyStats> top_keys;       // most runs first (ties: smaller key), at most 16
   std::uint64_t intermediate_bytes = 0;  // bytes of temporaries allocated inside segments
+  std::vector<CutSiteStats> cut_sites;   // most segments first, at most 32
+  std::vector<EventStats> recent_events;  // oldest first, the last 64
+  bool profiling = true;                  // false with KILN_PROFILE=0: only memory and jit fields are kept
 
   // Filled from the allocator (kiln::memory::stats()); see kiln/memory/memory.h.
   std::uint64_t allocations = 0;
