@@ -18,6 +18,7 @@ constexpr std::size_t kKeptSamples = 4096;
 struct JitCounters {
   std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(JitEvent::kCount)> events{};
   std::atomic<std::int64_t> in_flight{0};
+  std::atomic<std::int64_t> queued{0};
   std::mutex mu;  // guards the samples and failures (touched once per compile, not per op)
   std::vector<double> compile_ms;
   std::vector<double> disk_load_ms;
@@ -73,6 +74,7 @@ void record_failure(const std::string& reason) noexcept {
 }
 
 void add_in_flight(std::int64_t delta) noexcept { jit().in_flight.fetch_add(delta, std::memory_order_relaxed); }
+void add_queued(std::int64_t delta) noexcept { jit().queued.fetch_add(delta, std::memory_order_relaxed); }
 
 void fill_jit_stats(JitStats& s) {
   JitCounters& c = jit();
@@ -89,9 +91,11 @@ void fill_jit_stats(JitStats& s) {
   s.group_runs_interpreted = get(JitEvent::GroupRunInterpreted);
   s.dynamic_compiles = get(JitEvent::DynamicCompile);
   s.compiles_in_flight = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.in_flight.load()));
+  s.compiles_queued = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.queued.load()));
   std::lock_guard lock(c.mu);
   s.compile_ms_p50 = percentile(c.compile_ms, 0.5);
   s.compile_ms_p90 = percentile(c.compile_ms, 0.9);
+  s.compile_ms_p99 = percentile(c.compile_ms, 0.99);
   s.compile_ms_max = c.compile_ms.empty() ? 0 : *std::max_element(c.compile_ms.begin(), c.compile_ms.end());
   s.disk_load_ms_p50 = percentile(c.disk_load_ms, 0.5);
   s.recent_failures.assign(c.failures.begin(), c.failures.end());

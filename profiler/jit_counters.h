@@ -32,5 +32,7 @@ void record_disk_load_ms(double ms) noexcept;
 void record_failure(const std::string& reason) noexcept;
 /// Compile jobs waiting or running now (queue depth, for the dashboard).
 void add_in_flight(std::int64_t delta) noexcept;
+/// Compile jobs waiting for the compile thread (not started yet).
+void add_queued(std::int64_t delta) noexcept;
 
 }  // namespace kiln::profiler

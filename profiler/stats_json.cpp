@@ -18,6 +18,16 @@ void write_key(JsonOut& o, const KeyStats& k) {
   o.field("total_ms", k.total_ms);
   o.field("first_reason", k.first_reason);
   o.field("last_reason", k.last_reason);
+  o.field("runs_tier0", k.runs_tier0);
+  o.field("runs_tier1", k.runs_tier1);
+  o.field("tier0_ms", k.tier0_ms);
+  o.field("tier1_ms", k.tier1_ms);
+  o.field("bytes", k.bytes);
+  o.field("state", k.state);
+  o.field("kernels", std::uint64_t{k.kernels});
+  o.field("compile_ms", k.compile_ms);
+  o.field("deopts", k.deopts);
+  o.field("call_site", k.call_site);
   if (std::optional<KeyPlan> plan = plan_of(k.key)) {
     o.field("plan", plan->text);
     o.begin_array("kernels");
@@ -33,6 +43,7 @@ void write_jit(JsonOut& o, const JitStats& j) {
   o.field("compiles_done", j.compiles_done);
   o.field("compiles_failed", j.compiles_failed);
   o.field("compiles_in_flight", j.compiles_in_flight);
+  o.field("compiles_queued", j.compiles_queued);
   o.field("demoted", j.demoted);
   o.field("hot_swaps", j.hot_swaps);
   o.field("memory_cache_hits", j.memory_cache_hits);
@@ -43,6 +54,7 @@ void write_jit(JsonOut& o, const JitStats& j) {
   o.field("dynamic_compiles", j.dynamic_compiles);
   o.field("compile_ms_p50", j.compile_ms_p50);
   o.field("compile_ms_p90", j.compile_ms_p90);
+  o.field("compile_ms_p99", j.compile_ms_p99);
   o.field("compile_ms_max", j.compile_ms_max);
   o.field("disk_load_ms_p50", j.disk_load_ms_p50);
   o.field("recent_failures", j.recent_failures);
@@ -72,6 +84,32 @@ void write_stats(JsonOut& o, const Stats& s) {
   o.field("budget_bytes", s.budget_bytes);
   o.field("oom_errors", s.oom_errors);
   write_jit(o, s.jit);
+  o.field("profiling", s.profiling);
+  o.begin_array("cut_sites");
+  for (const CutSiteStats& c : s.cut_sites) {
+    o.begin_object();
+    o.field("reason", c.reason);
+    o.field("count", c.count);
+    o.field("call_site", c.call_site);
+    o.field("function", c.function);
+    o.field("file", c.file);
+    o.field("line", std::uint64_t{c.line});
+    o.end_object();
+  }
+  o.end_array();
+  o.begin_array("recent_events");
+  for (const EventStats& e : s.recent_events) {
+    o.begin_object();
+    o.field("kind", e.kind);
+    o.field("time_ms", e.time_ms);
+    o.field("duration_ms", e.duration_ms);
+    o.field("thread", e.thread);
+    o.key("key", e.key);
+    o.field("detail", e.detail);
+    o.field("call_site", e.call_site);
+    o.end_object();
+  }
+  o.end_array();
   o.end_object();
 }
 

@@ -9,7 +9,7 @@ namespace {
 
 double num(const Json& j) { return j.number(); }
 
-// Fields another part of kiln may add later ("state", "call_site", ...)
+// Fields another part of kiln may add later (evictions, recomputes)
 // read as "-" until then.
 std::string text_or_dash(const Json& j) {
   if (j.kind() == Json::Kind::String) return j.string().empty() ? "-" : j.string();
@@ -68,7 +68,7 @@ std::vector<std::string> summary(const Snapshot& cur, const Snapshot* prev, cons
                 percent(t0, t0 + t1) + "  (" + short_count(t0 + t1) + " runs)");
   out.push_back(pad_label("compiles") + short_count(num(j["compiles_done"])) + " done of " +
                 short_count(num(j["compiles_requested"])) + "  in flight " + text_or_dash(j["compiles_in_flight"]) +
-                "  queued " + text_or_dash(j["compile_queue_depth"]) + "  failed " +
+                "  queued " + text_or_dash(j["compiles_queued"]) + "  failed " +
                 short_count(num(j["compiles_failed"])));
   out.push_back(pad_label("latency") + "p50 " + millis(num(j["compile_ms_p50"])) + "  p90 " +
                 millis(num(j["compile_ms_p90"])) + "  p99 " +

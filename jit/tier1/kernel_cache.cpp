@@ -73,6 +73,7 @@ class CompileQueue {
       ++pending_;
     }
     profiler::add_in_flight(1);
+    profiler::add_queued(1);
     // The task carries no data: the job travels through jobs_ under mu_, a
     // hand-off every tool sees (Debian's TBB is not built for TSan, so one
     // through TBB's own queue looks like a race to it).
@@ -92,6 +93,7 @@ class CompileQueue {
       job = std::move(jobs_.front());
       jobs_.pop_front();
     }
+    profiler::add_queued(-1);
     job();
     profiler::add_in_flight(-1);
     std::lock_guard lock(mu_);

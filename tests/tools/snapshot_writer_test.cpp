@@ -80,11 +80,21 @@ TEST(SnapshotWriter, EveryStatsFieldIsInTheFile) {
                             "oom_errors"})
     EXPECT_EQ(j[field].kind(), Json::Kind::Number) << field;
   EXPECT_EQ(j["segments_by_reason"].members().size(), kiln::kNumCutReasons);
-  EXPECT_EQ(j["jit"].members().size(), 17u) << "a JitStats field is missing from the snapshot";
+  EXPECT_EQ(j["jit"].members().size(), 19u) << "a JitStats field is missing from the snapshot";
   ASSERT_FALSE(j["top_keys"].items().empty());
   const Json& top = j["top_keys"].items()[0];
   EXPECT_EQ(top["key"].string().size(), 16u);
   EXPECT_EQ(top["first_reason"].string(), "item");
+  for (const char* field : {"runs_tier0", "runs_tier1", "tier0_ms", "tier1_ms", "bytes", "kernels", "compile_ms", "deopts"})
+    EXPECT_EQ(top[field].kind(), Json::Kind::Number) << field;
+  EXPECT_EQ(top["state"].kind(), Json::Kind::String);
+  EXPECT_EQ(top["call_site"].kind(), Json::Kind::String);
+  EXPECT_TRUE(j["profiling"].boolean());
+  ASSERT_FALSE(j["cut_sites"].items().empty());
+  bool item_site = false;
+  for (const Json& c : j["cut_sites"].items()) item_site = item_site || c["reason"].string() == "item";
+  EXPECT_TRUE(item_site) << "the item() above is a cut site";
+  EXPECT_FALSE(j["recent_events"].items().empty());
 }
 
 TEST(SnapshotWriter, BadSettingsThrowClearErrors) {

@@ -78,6 +78,7 @@ struct JitStats {
   std::uint64_t compiles_done = 0;
   std::uint64_t compiles_failed = 0;     // kernels left on tier 0 (see recent_failures)
   std::uint64_t compiles_in_flight = 0;  // queued or compiling now
+  std::uint64_t compiles_queued = 0;     // of those, waiting for the compile thread
   std::uint64_t demoted = 0;             // compiled code slower than tier 0, retired
   std::uint64_t hot_swaps = 0;           // code published while its kernel was in use
   std::uint64_t memory_cache_hits = 0;   // kernels found compiled already (shared by segments)
@@ -86,7 +87,7 @@ struct JitStats {
   std::uint64_t group_runs_compiled = 0;     // fused groups run by compiled code (tier 1)
   std::uint64_t group_runs_interpreted = 0;  // fused groups run op by op (tier 0)
   std::uint64_t dynamic_compiles = 0;        // kernels compiled with run-time sizes (shapes that vary)
-  double compile_ms_p50 = 0, compile_ms_p90 = 0, compile_ms_max = 0;
+  double compile_ms_p50 = 0, compile_ms_p90 = 0, compile_ms_p99 = 0, compile_ms_max = 0;
   double disk_load_ms_p50 = 0;
   std::vector<std::string> recent_failures;  // why compiles failed, newest last
 };
