@@ -1,6 +1,6 @@
 // The GELU chain three ways -- recorded op by op in kiln, a hand-written
 // scalar loop, a hand-written loop over glibc's libmvec -- and the STREAM
-// triad, the bandwidth ceiling. Included by jit_bench.cpp only.
+// triad, the bandwidth ceiling. Included by jit_bench.cpp and peers_bench.cpp.
 #pragma once
 
 #include <dlfcn.h>
@@ -13,6 +13,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
 
 #include <kiln/kiln.h>
 
@@ -25,17 +28,20 @@ kiln::Tensor gelu_chain(const kiln::Tensor& x) {
 }
 
 // Runs the chain and materializes the result (the segment runs here).
-void run_chain(const kiln::Tensor& x) {
+inline void run_chain(const kiln::Tensor& x) {
   kiln::Tensor y = gelu_chain(x);
   benchmark::DoNotOptimize(y.data_ptr<float>());
 }
 
 int threads() { return kiln::get_num_threads(); }
 
-// The hand loops and the triad run on as many threads as kiln's kernels.
+// The hand loops and the triad run on as many threads as kiln's kernels
+// (one arena per thread count: benchmarks change kiln's between rows).
 tbb::task_arena& arena() {
-  static tbb::task_arena a(threads());
-  return a;
+  static std::map<int, std::unique_ptr<tbb::task_arena>> arenas;
+  std::unique_ptr<tbb::task_arena>& a = arenas[threads()];
+  if (!a) a = std::make_unique<tbb::task_arena>(threads());
+  return *a;
 }
 
 template <class F>
@@ -51,7 +57,7 @@ inline float gelu_scalar(float x) {
   return 0.5f * x * (1.f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
 }
 
-void hand_scalar(const float* x, float* y, std::int64_t n) {
+inline void hand_scalar(const float* x, float* y, std::int64_t n) {
   parallel(n, [=](std::int64_t b, std::int64_t e) {
     for (std::int64_t i = b; i < e; ++i) y[i] = gelu_scalar(x[i]);
   });
