@@ -65,7 +65,7 @@ void set_threads(int n) {
 std::string describe() {
   std::ostringstream s;
   s << "LibTorch " << TORCH_VERSION_MAJOR << '.' << TORCH_VERSION_MINOR << '.' << TORCH_VERSION_PATCH << ", CPU capability "
-    << cpu_capability() << ", intra-op threads " << at::get_num_threads();
+    << cpu_capability();
   return s.str();
 }
 

@@ -26,7 +26,7 @@ class Op {
 /// Intra-op threads of ATen and of the BLAS it calls (OpenBLAS).
 void set_threads(int n);
 
-/// "LibTorch 1.13.0, CPU capability AVX512, OpenMP 4 threads, ..." for the report.
+/// "LibTorch 1.13.0, CPU capability AVX512", for the report.
 std::string describe();
 
 std::unique_ptr<Op> add(const Floats& a, const Floats& b);
