@@ -45,7 +45,8 @@ for b in "$build"/bench/*; do
   name=$(basename "$b")
   echo "== $name"
   if ! env "${unset_args[@]}" "${settings[@]}" "$b" --benchmark_min_time="$min_time" \
-         --benchmark_out="$out/$name.json" --benchmark_out_format=json 2>&1 | tee "$out/$name.txt"; then
+         --benchmark_out="$out/$name.json" --benchmark_out_format=json \
+         --benchmark_display_aggregates_only=true 2>&1 | tee "$out/$name.txt"; then
     failed+=("$name")
   fi
 done
