@@ -10,7 +10,7 @@ BUILD_TSAN  ?= build-tsan
 CMAKE       ?= cmake
 CTEST       ?= ctest
 BENCH_OUT   ?= bench/results
-BENCH_MIN_TIME ?= 0.1
+BENCH_MIN_TIME ?= 0.2
 
 # Sanitizer builds: same options every time (re-running CMake on an unchanged tree
 # rebuilds nothing).
@@ -63,16 +63,20 @@ test-tsan: deps
 # The peers are installed first (LibTorch, OpenBLAS; gnuplot and python3 for
 # the report); the build is (re)configured as Release so that it finds them.
 # scripts/run-benches.sh sets the peers' environment for the bench commands
-# only (bench/README.md, "Settings"). `make bench-readme` copies the table
-# into README.md and the plot into docs/bench/.
+# only (bench/README.md, "Settings"); a program that fails (a result
+# mismatch) fails `make bench`, after the others ran and the report marked
+# its rows. `make bench-readme` copies the table into README.md and the plot
+# into docs/bench/.
 BENCH_PACKAGES := libtorch-dev libopenblas-dev gnuplot-nox python3
 
 bench: deps
 	@bash scripts/install-deps.sh $(BENCH_PACKAGES)
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCH=ON
 	$(CMAKE) --build $(BUILD) -j$(JOBS) --target benches
-	bash scripts/run-benches.sh $(BUILD) $(BENCH_OUT) $(BENCH_MIN_TIME)
-	python3 scripts/bench-report.py $(BENCH_OUT)
+	@status=0; bash scripts/run-benches.sh $(BUILD) $(BENCH_OUT) $(BENCH_MIN_TIME) || status=$$?; \
+	python3 scripts/bench-report.py $(BENCH_OUT); \
+	if [ $$status != 0 ]; then echo "bench: a benchmark program failed (see above); the report marks its rows FAILED"; fi; \
+	exit $$status
 
 bench-readme:
 	python3 scripts/bench-report.py $(BENCH_OUT) --readme README.md --svg docs/bench/speedup.svg

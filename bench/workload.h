@@ -131,9 +131,11 @@ std::string compare(const Workload& w, const Impl& i, const Floats& got, const F
   }
   std::fprintf(stderr, "check %-44s max |diff| %.3g, worst diff/tolerance %.3g\n", what.c_str(), max_abs, worst);
   if (!bad) return {};
-  return what + ": " + std::to_string(bad) + " of " + std::to_string(got.size()) + " elements outside |d| <= " +
-        std::to_string(w.tol.rel) + "*|ref| + " + std::to_string(w.tol.abs) + "; first at " + std::to_string(first) + ": got " +
-        std::to_string(got[first]) + ", reference " + std::to_string(ref[first]);
+  char detail[256];
+  std::snprintf(detail, sizeof detail, ": %zu of %zu elements outside |d| <= %g*|ref| + %g%s; first at %zu: got %.9g, reference %.9g",
+                bad, got.size(), w.tol.rel, w.tol.abs, w.tol.bound.empty() ? "" : " + bound", first, double(got[first]),
+                double(ref[first]));
+  return what + detail;
 }
 
 void check(Workload& w) {
