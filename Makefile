@@ -10,7 +10,7 @@ BUILD_TSAN  ?= build-tsan
 CMAKE       ?= cmake
 CTEST       ?= ctest
 BENCH_OUT   ?= bench/results
-BENCH_MIN_TIME ?= 0.2
+BENCH_MIN_TIME ?= 0.3
 
 # Sanitizer builds: same options every time (re-running CMake on an unchanged tree
 # rebuilds nothing).

@@ -189,7 +189,7 @@ void run_row(benchmark::State& state, Workload& w, std::size_t k, int threads) {
   }
 }
 
-constexpr int kRepetitions = 5;
+constexpr int kRepetitions = 7;
 
 /// Registers one row per implementation and thread count. The workload is
 /// built now (its inputs exist from the start), checked at its first row.
