@@ -10,7 +10,7 @@ BUILD_TSAN  ?= build-tsan
 CMAKE       ?= cmake
 CTEST       ?= ctest
 BENCH_OUT   ?= bench/results
-BENCH_MIN_TIME ?= 0.2
+BENCH_MIN_TIME ?= 0.3
 
 # Sanitizer builds: same options every time (re-running CMake on an unchanged tree
 # rebuilds nothing).
@@ -25,7 +25,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # (vm.mmap_rnd_bits > 28); run them with ASLR off where the machine allows it.
 NO_ASLR := $(shell setarch $$(uname -m) -R true >/dev/null 2>&1 && echo "setarch $$(uname -m) -R")
 
-.PHONY: all deps build demo test test-sanitize test-asan test-tsan bench clean
+.PHONY: all deps build demo test test-sanitize test-asan test-tsan bench bench-readme clean
 
 all: build
 
@@ -57,29 +57,29 @@ test-tsan: deps
 	$(CMAKE) --build $(BUILD_TSAN) -j$(JOBS) --target tests-threads
 	$(TSAN_ENV) $(NO_ASLR) $(CTEST) --test-dir $(BUILD_TSAN) --output-on-failure -j$(JOBS) -L threads
 
-# Runs every benchmark program of a Release build; results in bench/results/
-# (<name>.json for tools, <name>.txt the console output). OpenBLAS is the
-# reference of gemm_bench (scripts/install-deps.sh libopenblas-dev); the build is
-# (re)configured as Release so that it finds OpenBLAS installed since, and
-# only the benchmark programs (target `benches`) are built. The
-# benchmarks run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset: a
-# CORETYPE forced on some machines halves OpenBLAS's sgemm. See bench/README.md.
+# Runs every benchmark program of a Release build beside its peers, then
+# merges the results: bench/results/<name>.json and <name>.txt per program,
+# latest.json (merged), latest.md (the table) and speedup.svg (the plot).
+# The peers are installed first (LibTorch, OpenBLAS; gnuplot and python3 for
+# the report); the build is (re)configured as Release so that it finds them.
+# scripts/run-benches.sh sets the peers' environment for the bench commands
+# only (bench/README.md, "Settings"); a program that fails (a result
+# mismatch) fails `make bench`, after the others ran and the report marked
+# its rows. `make bench-readme` copies the table into README.md and the plot
+# into docs/bench/.
+BENCH_PACKAGES := libtorch-dev libopenblas-dev gnuplot-nox python3
+
 bench: deps
-	@bash scripts/install-deps.sh libopenblas-dev
+	@bash scripts/install-deps.sh $(BENCH_PACKAGES)
 	$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_BENCH=ON
 	$(CMAKE) --build $(BUILD) -j$(JOBS) --target benches
-	@mkdir -p $(BENCH_OUT)
-	@found=0; \
-	for b in $(BUILD)/bench/*; do \
-	  [ -f "$$b" ] && [ -x "$$b" ] || continue; \
-	  found=1; name=$$(basename "$$b"); \
-	  echo "== $$name"; \
-	  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
-	    "$$b" --benchmark_min_time=$(BENCH_MIN_TIME) \
-	        --benchmark_out=$(BENCH_OUT)/$$name.json --benchmark_out_format=json \
-	    2>&1 | tee $(BENCH_OUT)/$$name.txt; \
-	done; \
-	if [ $$found = 0 ]; then echo "bench: no benchmark programs in $(BUILD)/bench (none written yet, or Google Benchmark missing)"; fi
+	@status=0; bash scripts/run-benches.sh $(BUILD) $(BENCH_OUT) $(BENCH_MIN_TIME) || status=$$?; \
+	python3 scripts/bench-report.py $(BENCH_OUT); \
+	if [ $$status != 0 ]; then echo "bench: a benchmark program failed (see above); the report marks its rows FAILED"; fi; \
+	exit $$status
+
+bench-readme:
+	python3 scripts/bench-report.py $(BENCH_OUT) --readme README.md --svg docs/bench/speedup.svg
 
 clean:
 	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN)

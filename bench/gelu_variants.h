@@ -1,6 +1,6 @@
 // The GELU chain three ways -- recorded op by op in kiln, a hand-written
 // scalar loop, a hand-written loop over glibc's libmvec -- and the STREAM
-// triad, the bandwidth ceiling. Included by jit_bench.cpp only.
+// triad, the bandwidth ceiling. Included by jit_bench.cpp and peers_bench.cpp.
 #pragma once
 
 #include <dlfcn.h>
@@ -13,6 +13,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
 
 #include <kiln/kiln.h>
 
@@ -20,26 +23,29 @@ namespace {
 
 // ---- the chain, in kiln and by hand ----------------------------------------
 
-kiln::Tensor gelu_chain(const kiln::Tensor& x) {
+inline kiln::Tensor gelu_chain(const kiln::Tensor& x) {
   return 0.5 * x * (1 + kiln::tanh(0.7978845608 * (x + 0.044715 * x * x * x)));
 }
 
 // Runs the chain and materializes the result (the segment runs here).
-void run_chain(const kiln::Tensor& x) {
+inline void run_chain(const kiln::Tensor& x) {
   kiln::Tensor y = gelu_chain(x);
   benchmark::DoNotOptimize(y.data_ptr<float>());
 }
 
-int threads() { return kiln::get_num_threads(); }
+inline int threads() { return kiln::get_num_threads(); }
 
-// The hand loops and the triad run on as many threads as kiln's kernels.
-tbb::task_arena& arena() {
-  static tbb::task_arena a(threads());
-  return a;
+// The hand loops and the triad run on as many threads as kiln's kernels
+// (one arena per thread count: benchmarks change kiln's between rows).
+inline tbb::task_arena& arena() {
+  static std::map<int, std::unique_ptr<tbb::task_arena>> arenas;
+  std::unique_ptr<tbb::task_arena>& a = arenas[threads()];
+  if (!a) a = std::make_unique<tbb::task_arena>(threads());
+  return *a;
 }
 
 template <class F>
-void parallel(std::int64_t n, F f) {
+inline void parallel(std::int64_t n, F f) {
   arena().execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<std::int64_t>(0, n, std::max<std::int64_t>(1, n / threads())),
@@ -51,7 +57,7 @@ inline float gelu_scalar(float x) {
   return 0.5f * x * (1.f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
 }
 
-void hand_scalar(const float* x, float* y, std::int64_t n) {
+inline void hand_scalar(const float* x, float* y, std::int64_t n) {
   parallel(n, [=](std::int64_t b, std::int64_t e) {
     for (std::int64_t i = b; i < e; ++i) y[i] = gelu_scalar(x[i]);
   });
@@ -70,7 +76,7 @@ struct VecTanh {
   const char* name = "none";
 };
 
-const VecTanh& vec_tanh() {
+inline const VecTanh& vec_tanh() {
   static const VecTanh v = [] {
     VecTanh r;
     void* lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -116,9 +122,9 @@ __attribute__((target("avx2,fma"))) void gelu_mvec8(const float* x, float* y, st
   for (; i < e; ++i) y[i] = gelu_scalar(x[i]);
 }
 
-bool have_mvec() { return vec_tanh().f16 || vec_tanh().f8; }
+inline bool have_mvec() { return vec_tanh().f16 || vec_tanh().f8; }
 
-void hand_mvec(const float* x, float* y, std::int64_t n) {
+inline void hand_mvec(const float* x, float* y, std::int64_t n) {
   const VecTanh& v = vec_tanh();
   parallel(n, [=](std::int64_t b, std::int64_t e) {
     if (v.f16) gelu_mvec16(x, y, b, e, v.f16);
@@ -126,7 +132,7 @@ void hand_mvec(const float* x, float* y, std::int64_t n) {
   });
 }
 
-void triad(float* a, const float* b, const float* c, float s, std::int64_t n) {
+inline void triad(float* a, const float* b, const float* c, float s, std::int64_t n) {
   parallel(n, [=](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t i = lo; i < hi; ++i) a[i] = b[i] + s * c[i];
   });

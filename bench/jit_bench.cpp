@@ -9,9 +9,6 @@
 // 1 final multiply); tier 0 runs each as its own pass over memory, tier 1
 // fuses them into one pass that reads x and writes y (8 bytes per element).
 //
-//   BM_TimeToSteady16M    a fresh process: 100 iterations of a never-seen key,
-//                         JIT on, asynchronous compiles: does the compile stall
-//                         the user, when does compiled code (O1, then O3) take over?
 //   BM_Gelu16M/...        16M float32: tier 0, tier 1, hand loops, triad (GB/s)
 //   BM_Gelu16M_Ratios     the same five, interleaved round by round; ratios
 //   BM_Gelu64/...         64 elements: per-call overhead of each tier
@@ -169,89 +166,6 @@ kiln::Tensor& small() {
 void set_rate(benchmark::State& state, double bytes_per_iter) {
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes_per_iter * static_cast<double>(state.iterations())));
 }
-
-// ---- time to steady state ---------------------------------------------------------
-
-// A never-seen key, JIT on, compiles in the background: per-iteration times
-// against the tier-0 time of the same shape, in a fresh process with the
-// disk cache off (KILN_CACHE_DIR=off), as a program's first steps are: no
-// kernel of the same shape family, no disk object can make the key warm.
-// The first compile is at O1; the kernel is recompiled at O3 after 64
-// compiled runs and hot-swapped, so the loop runs 100 iterations to show
-// both. The child prints the table to stderr and a summary line to stdout.
-int time_to_steady_child() {
-  const std::int64_t n = kBig;
-  constexpr int kIters = 100, kShown = 30;
-  kiln::Tensor x = kiln::randn({n});
-  x.data_ptr<float>();
-  // Tier 0 reference on the same shape (JIT off: these runs do not count
-  // towards the key's hotness).
-  kiln::jit::set_enabled(false);
-  std::vector<double> ref;
-  for (int i = 0; i < 5; ++i) {
-    auto s = Clock::now();
-    run_chain(x);
-    ref.push_back(seconds_since(s));
-  }
-  const double t0 = median(ref);
-  kiln::jit::set_enabled(true);
-  const kiln::JitStats before = jit();
-  std::vector<double> ms(kIters);
-  std::vector<int> tier(kIters), swapped(kIters);
-  int first_compiled = -1, first_swap = -1;
-  for (int i = 0; i < kIters; ++i) {
-    const kiln::JitStats j0 = jit();
-    auto s = Clock::now();
-    run_chain(x);
-    ms[i] = seconds_since(s);
-    const kiln::JitStats j1 = jit();
-    tier[i] = j1.group_runs_compiled > j0.group_runs_compiled ? 1 : 0;
-    swapped[i] = j1.hot_swaps > j0.hot_swaps ? 1 : 0;  // O3 code published during this iteration
-    if (tier[i] && first_compiled < 0) first_compiled = i;
-    if (swapped[i] && first_swap < 0) first_swap = i;
-  }
-  const kiln::JitStats after = jit();
-  if (first_compiled == 0 || after.disk_cache_hits > before.disk_cache_hits)
-    std::fprintf(stderr, "time to steady state: WARNING: the key was not fresh (compiled from iteration %d, %llu disk hits)\n",
-                 first_compiled, static_cast<unsigned long long>(after.disk_cache_hits - before.disk_cache_hits));
-  double worst_first30 = 0;
-  for (int i = 0; i < kShown; ++i) worst_first30 = std::max(worst_first30, ms[i]);
-  const double worst = *std::max_element(ms.begin(), ms.end());
-  // Steady at O1: compiled iterations before the swap; at O3: the last 10.
-  std::vector<double> o1;
-  for (int i = 0; i < kIters; ++i)
-    if (tier[i] && (first_swap < 0 || i < first_swap)) o1.push_back(ms[i]);
-  const double steady_o1 = median(o1);
-  const double steady = median(std::vector<double>(ms.end() - 10, ms.end()));
-
-  std::fprintf(stderr, "\nTime to steady state: GELU chain on %lld elements, fresh process (fresh key, KILN_CACHE_DIR=off), "
-               "JIT on, async compile\n", static_cast<long long>(n));
-  std::fprintf(stderr, "tier-0 reference (JIT off, median of 5): %.2f ms\n", t0 * 1e3);
-  std::fprintf(stderr, "%5s %9s %9s %5s %5s\n", "iter", "ms", "/tier0", "tier", "swap");
-  for (int i = 0; i < kIters; ++i)
-    if (i < kShown || swapped[i] || i % 10 == 9 || (i > 0 && swapped[i - 1]))
-      std::fprintf(stderr, "%5d %9.2f %9.3f %5d %5s\n", i, ms[i] * 1e3, ms[i] / t0, tier[i], swapped[i] ? "O3" : "");
-  std::fprintf(stderr,
-               "first compiled iteration: %d; max iteration %.3fx tier 0 (first %d: %.3fx); O1 steady %.2f ms = %.3fx tier 0; "
-               "O3 swapped in at iteration %d; last 10 %.2f ms = %.3fx tier 0; compiles %llu\n\n",
-               first_compiled, worst / t0, kShown, worst_first30 / t0, steady_o1 * 1e3, steady_o1 / t0, first_swap, steady * 1e3,
-               steady / t0, static_cast<unsigned long long>(after.compiles_done - before.compiles_done));
-  std::printf("tier0_ms=%.6g max_iter_over_t0=%.6g max_iter_over_t0_first30=%.6g first_compiled_iter=%d o3_swap_iter=%d "
-              "o1_ms=%.6g o1_over_t0=%.6g steady_ms=%.6g steady_over_t0=%.6g compiles=%llu compile_ms_max=%.6g\n",
-              t0 * 1e3, worst / t0, worst_first30 / t0, first_compiled, first_swap, steady_o1 * 1e3, steady_o1 / t0, steady * 1e3,
-              steady / t0, static_cast<unsigned long long>(after.compiles_done - before.compiles_done), after.compile_ms_max);
-  return 0;
-}
-
-void BM_TimeToSteady16M(benchmark::State& state) {
-  std::map<std::string, double> r;
-  for (auto _ : state) {
-    r = run_child("KILN_CACHE_DIR=off", "--kiln-time-to-steady");
-    state.SetIterationTime(r["max_iter_over_t0"] * r["tier0_ms"] / 1e3);  // the slowest iteration
-  }
-  put_counters(state, r);
-}
-BENCHMARK(BM_TimeToSteady16M)->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // ---- 16M: each variant on its own ---------------------------------------------
 
@@ -547,10 +461,10 @@ void choose_cache_dir() {
 
 }  // namespace
 
-// BENCHMARK_MAIN(), plus the child modes of BM_TimeToSteady16M and BM_DiskCacheLoad.
+// BENCHMARK_MAIN(), plus the child mode of BM_DiskCacheLoad. (Time to steady
+// state: steady_bench.cpp.)
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--kiln-disk-probe") == 0) return disk_probe();
-  if (argc == 2 && std::strcmp(argv[1], "--kiln-time-to-steady") == 0) return time_to_steady_child();
   choose_cache_dir();
   benchmark::AddCustomContext("kiln_threads", std::to_string(threads()));
   benchmark::AddCustomContext("hand_loop_vector_tanh", vec_tanh().name);

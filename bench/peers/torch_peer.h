@@ -1,0 +1,52 @@
+// LibTorch (ATen, eager) as a benchmark peer, behind an interface without
+// LibTorch types: LibTorch 1.13's headers are built as C++17 in their own
+// translation unit (torch_peer.cpp), and the C++20 bench programs that
+// include this header never parse them. Inputs are copied into LibTorch
+// tensors once, when an Op is made; run() is one eager call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace torch_peer {
+
+using Floats = std::vector<float>;
+
+/// One prepared computation. run() computes it (LibTorch is eager: the
+/// result is ready on return), result() copies the last result out.
+class Op {
+ public:
+  virtual ~Op() = default;
+  virtual void run() = 0;
+  virtual Floats result() = 0;
+};
+
+/// Intra-op threads of ATen and of the BLAS it calls (OpenBLAS).
+void set_threads(int n);
+
+/// "LibTorch 1.13.0, CPU capability AVX512", for the report.
+std::string describe();
+
+std::unique_ptr<Op> add(const Floats& a, const Floats& b);
+/// GELU (tanh form) written op by op, as bench/gelu_variants.h writes it for kiln.
+std::unique_ptr<Op> gelu_chain(const Floats& x);
+/// LibTorch's one fused kernel: torch::gelu(x, "tanh").
+std::unique_ptr<Op> gelu_fused(const Floats& x);
+std::unique_ptr<Op> sum(const Floats& x);
+std::unique_ptr<Op> softmax_rows(const Floats& x, std::int64_t rows, std::int64_t cols);
+std::unique_ptr<Op> layer_norm(const Floats& x, std::int64_t rows, std::int64_t cols, const Floats& gamma, const Floats& beta,
+                               double eps);
+/// C = A B, N x N row-major (torch::mm).
+std::unique_ptr<Op> mm(const Floats& a, const Floats& b, std::int64_t n);
+
+/// An MLP of Linear layers with ReLU between them; weights[i] is
+/// [dims[i+1], dims[i]] (LibTorch's Linear layout), biases[i] [dims[i+1]].
+struct Mlp {
+  std::vector<std::int64_t> dims;
+  std::vector<Floats> weights, biases;
+};
+std::unique_ptr<Op> mlp(const Floats& x, std::int64_t batch, const Mlp& net);
+
+}  // namespace torch_peer

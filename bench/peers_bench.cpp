@@ -1,0 +1,202 @@
+// kiln side by side with LibTorch eager (and hand-written loops where they
+// set a bar): per-op dispatch on tiny tensors, the GELU chain on 64, 1M and
+// 16M floats, reductions, and MLP inference. Rows and checks: workload.h;
+// SGEMM is gemm_bench.cpp, time to steady state steady_bench.cpp.
+//
+// Every kiln implementation runs twice: kiln_tier0 (JIT off: the
+// interpreter, op by op) and kiln_tier1 (JIT on, after warm_tier1(): what
+// the library settles on, compiled where it compiles; the
+// compiled_groups/iter counter says whether it did).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <kiln/kiln.h>
+
+#include "bench_util.h"
+#include "gelu_variants.h"
+#include "peers/torch_peer.h"
+#include "workload.h"
+
+namespace {
+
+constexpr int kGeluOps = 9;  // 6 multiplies, 2 adds, 1 tanh (gelu_variants.h)
+
+kiln::Tensor materialized(kiln::Tensor t) {
+  t.data_ptr<float>();
+  return t;
+}
+
+Floats values(const kiln::Tensor& t) { return t.contiguous().to_vector<float>(); }
+
+std::string count_name(std::int64_t n) {
+  if (n % (1 << 20) == 0) return std::to_string(n >> 20) + "M";
+  return std::to_string(n);
+}
+
+// ---- dispatch -------------------------------------------------------------------
+
+// One op on 8 elements, its result read each call: the whole per-op path
+// of an eager program that looks at every result.
+std::shared_ptr<Workload> add_tiny() {
+  auto w = std::make_shared<Workload>();
+  kiln::Tensor a = materialized(kiln::randn({8})), b = materialized(kiln::randn({8}));
+  w->name = "dispatch/add_8";
+  w->impls = kiln_tiers([a, b] { return a + b; });
+  w->impls.push_back(peer_impl("torch_eager", torch_peer::add(values(a), values(b))));
+  w->reference = 2;
+  w->ops = 1;
+  return w;
+}
+
+// ---- the GELU chain ---------------------------------------------------------------
+
+struct HandBuffers {
+  Floats y, a, b, c;
+};
+
+std::shared_ptr<Workload> gelu(std::int64_t n, bool with_triad) {
+  auto w = std::make_shared<Workload>();
+  kiln::Tensor x = materialized(kiln::randn({n}));
+  const Floats xv = values(x);
+  w->name = "gelu_chain/" + count_name(n);
+  w->impls = kiln_tiers([x] { return gelu_chain(x); });
+  w->impls.push_back(peer_impl("torch_eager", torch_peer::gelu_chain(xv)));
+  w->reference = w->impls.size() - 1;
+  w->impls.push_back(peer_impl("torch_fused_gelu", torch_peer::gelu_fused(xv)));
+  auto buf = std::make_shared<HandBuffers>();
+  buf->y.assign(n, 0.f);
+  if (have_mvec())
+    w->impls.push_back({"hand_libmvec", Tier::none, [x, buf, n] { hand_mvec(x.data_ptr<float>(), buf->y.data(), n); },
+                        [buf] { return buf->y; }});
+  if (with_triad) {
+    buf->a.assign(n, 0.f), buf->b.assign(n, 1.f), buf->c.assign(n, 2.f);
+    Impl t{"stream_triad", Tier::none, [buf, n] { triad(buf->a.data(), buf->b.data(), buf->c.data(), 3.f, n); }, {}};
+    t.bytes = 12.0 * double(n);  // reads b and c, writes a
+    w->impls.push_back(t);
+  }
+  // GELU's 1 + tanh(z) cancels for x < -3: a 1-ulp tanh difference is then
+  // above 1e-5 relative, hence the absolute floor (as in jit_bench).
+  w->tol = {1e-5, 1e-6};
+  w->bytes = 8.0 * double(n);  // read x, write y
+  w->ops = kGeluOps;
+  return w;
+}
+
+// ---- reductions ----------------------------------------------------------------------
+
+constexpr std::int64_t kRows = 4096, kCols = 1024;
+
+std::shared_ptr<Workload> sum_16m() {
+  auto w = std::make_shared<Workload>();
+  const std::int64_t n = 16 << 20;
+  kiln::Tensor x = materialized(kiln::randn({n}));
+  w->name = "reduce/sum_16M";
+  w->impls = kiln_tiers([x] { return kiln::sum(x); });
+  w->impls.push_back(peer_impl("torch_eager", torch_peer::sum(values(x))));
+  w->reference = 2;
+  // Float sums of 16M values in different orders: both libraries' errors
+  // are bounded by a few u * sum|x| (pairwise/blocked summation); 1e-6 *
+  // sum|x| (about 13 here) is 16 u * sum|x|.
+  double abs_sum = 0;
+  for (float v : values(x)) abs_sum += std::fabs(v);
+  w->tol = {0, 1e-6 * abs_sum};
+  w->bytes = 4.0 * double(n);
+  return w;
+}
+
+std::shared_ptr<Workload> softmax_rows() {
+  auto w = std::make_shared<Workload>();
+  kiln::Tensor x = materialized(kiln::randn({kRows, kCols}));
+  w->name = "reduce/softmax_4096x1024";
+  w->impls = kiln_tiers([x] { return kiln::softmax(x, 1); });
+  w->impls.push_back(peer_impl("torch_eager", torch_peer::softmax_rows(values(x), kRows, kCols)));
+  w->reference = 2;
+  w->tol = {1e-5, 1e-7};
+  w->bytes = 8.0 * double(kRows * kCols);
+  return w;
+}
+
+constexpr double kLayerNormEps = 1e-5;
+
+std::shared_ptr<Workload> layer_norm() {
+  auto w = std::make_shared<Workload>();
+  kiln::Tensor x = materialized(kiln::randn({kRows, kCols}));
+  kiln::Tensor g = materialized(1 + 0.1 * kiln::randn({kCols})), b = materialized(0.1 * kiln::randn({kCols}));
+  w->name = "reduce/layer_norm_4096x1024";
+  // kiln has no layer_norm op: the user writes it from its parts, as
+  // nn::LayerNorm does.
+  w->impls = kiln_tiers([x, g, b] {
+    kiln::Tensor mu = kiln::mean(x, {1}, true);
+    kiln::Tensor var = kiln::var(x, {1}, false, true);
+    return (x - mu) * kiln::rsqrt(var + kLayerNormEps) * g + b;
+  });
+  w->impls.push_back(peer_impl("torch_eager", torch_peer::layer_norm(values(x), kRows, kCols, values(g), values(b), kLayerNormEps)));
+  w->reference = 2;
+  w->tol = {1e-5, 1e-5};
+  w->bytes = 8.0 * double(kRows * kCols);
+  return w;
+}
+
+// ---- MLP inference ---------------------------------------------------------------------
+
+const std::vector<std::int64_t> kMlpDims = {784, 512, 512, 10};
+
+std::shared_ptr<Workload> mlp(std::int64_t batch) {
+  auto w = std::make_shared<Workload>();
+  std::vector<kiln::Tensor> ws, bs;
+  torch_peer::Mlp net{kMlpDims, {}, {}};
+  double flops = 0;
+  for (std::size_t i = 0; i + 1 < kMlpDims.size(); ++i) {
+    const double scale = 1.0 / std::sqrt(double(kMlpDims[i]));  // keeps activations O(1)
+    ws.push_back(materialized(scale * kiln::randn({kMlpDims[i + 1], kMlpDims[i]})));
+    bs.push_back(materialized(0.1 * kiln::randn({kMlpDims[i + 1]})));
+    net.weights.push_back(values(ws.back()));
+    net.biases.push_back(values(bs.back()));
+    flops += 2.0 * double(batch * kMlpDims[i] * kMlpDims[i + 1]);
+  }
+  kiln::Tensor x = materialized(kiln::randn({batch, kMlpDims[0]}));
+  w->name = "mlp_784-512-512-10/batch_" + std::to_string(batch);
+  w->impls = kiln_tiers([x, ws, bs] {
+    kiln::Tensor h = x;
+    for (std::size_t i = 0; i < ws.size(); ++i) {
+      h = kiln::nn::functional::linear(h, ws[i], bs[i]);
+      if (i + 1 < ws.size()) h = kiln::relu(h);
+    }
+    return h;
+  });
+  w->impls.push_back(peer_impl("torch_eager", torch_peer::mlp(values(x), batch, net)));
+  w->reference = 2;
+  // Sums of 784 and 512 products in different orders: outputs are O(1).
+  w->tol = {1e-4, 1e-5};
+  w->flops = flops;
+  return w;
+}
+
+void register_all() {
+  const std::vector<int> both = {1, 2}, dflt = {kiln::get_num_threads()};
+  add_rows(add_tiny(), dflt, benchmark::kMicrosecond);
+  add_rows(gelu(64, false), dflt, benchmark::kMicrosecond);
+  add_rows(gelu(1 << 20, true), both, benchmark::kMillisecond);
+  add_rows(gelu(16 << 20, true), both, benchmark::kMillisecond);
+  add_rows(sum_16m(), both, benchmark::kMillisecond);
+  add_rows(softmax_rows(), both, benchmark::kMillisecond);
+  add_rows(layer_norm(), both, benchmark::kMillisecond);
+  add_rows(mlp(1), both, benchmark::kMicrosecond);
+  add_rows(mlp(128), both, benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  g_peer_threads = torch_peer::set_threads;
+  benchmark::AddCustomContext("torch", torch_peer::describe());
+  benchmark::AddCustomContext("kiln_default_threads", std::to_string(kiln::get_num_threads()));
+  benchmark::AddCustomContext("hand_loop_vector_tanh", vec_tanh().name);
+  register_all();
+  return workload_main(argc, argv);
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs every benchmark program in <build>/bench with the peers' settings
+# (for these commands only, never exported to anything else), writing
+# <out>/<name>.json (Google Benchmark JSON) and <out>/<name>.txt (console),
+# and <out>/run-env.txt: the settings, the machine, the load. Runs every
+# program even if one fails (a result mismatch exits non-zero), then exits
+# non-zero if any did.
+#   scripts/run-benches.sh <build> <out> <min_time>
+set -euo pipefail
+build=$1 out=$2 min_time=$3
+mkdir -p "$out"
+rm -f "$out"/*.json "$out"/*.txt
+
+# Peers at their best (bench/README.md, "Settings"): OpenBLAS picks its own
+# kernels (a forced CORETYPE/L2 size is removed), LibTorch's OpenMP threads
+# sleep when idle instead of spinning on kiln's cores, glibc keeps
+# LibTorch's large temporaries instead of unmapping them after each op, and
+# ATen uses its AVX-512 kernels where the CPU has them (it picks AVX2 else).
+settings=(OMP_WAIT_POLICY=passive
+          GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296)
+grep -qw avx512f /proc/cpuinfo && settings+=(ATEN_CPU_CAPABILITY=avx512)
+unset_vars=(OPENBLAS_CORETYPE OPENBLAS_L2_SIZE)
+
+{
+  echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  echo "cores=$(nproc)"
+  echo "flags=$(grep -m1 -ow -e avx512f -e avx512bw -e avx512_bf16 -e avx2 -e fma /proc/cpuinfo | sort -u | tr '\n' ' ')"
+  echo "memory=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
+  echo "os=$(. /etc/os-release && echo "$PRETTY_NAME"), $(uname -r)"
+  echo "compiler=$(c++ --version | head -1)"
+  echo "kiln_commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "settings=${settings[*]}; unset: ${unset_vars[*]}"
+  echo "min_time=$min_time"
+  echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
+} > "$out/run-env.txt"
+
+unset_args=()
+for v in "${unset_vars[@]}"; do unset_args+=(-u "$v"); done
+failed=()
+found=0
+for b in "$build"/bench/*; do
+  [ -f "$b" ] && [ -x "$b" ] || continue
+  found=1
+  name=$(basename "$b")
+  echo "== $name"
+  if ! env "${unset_args[@]}" "${settings[@]}" "$b" --benchmark_min_time="$min_time" \
+         --benchmark_out="$out/$name.json" --benchmark_out_format=json \
+         --benchmark_display_aggregates_only=true 2>&1 | tee "$out/$name.txt"; then
+    failed+=("$name")
+  fi
+done
+echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/run-env.txt"
+if [ $found = 0 ]; then
+  echo "run-benches: no benchmark programs in $build/bench (Google Benchmark missing?)" >&2
+  exit 1
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "run-benches: FAILED: ${failed[*]} (see $out/<name>.txt)" >&2
+  exit 1
+fi
