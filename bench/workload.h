@@ -66,15 +66,20 @@ void set_threads(int n) {
   g_peer_threads(n);
 }
 
-Impl kiln_impl(Tier tier, std::function<kiln::Tensor()> f) {
+Impl kiln_impl(Tier tier, std::function<kiln::Tensor()> f, std::string name = {}) {
   auto last = std::make_shared<kiln::Tensor>();
-  return {tier == Tier::tier0 ? "kiln_tier0" : "kiln_tier1", tier,
+  if (name.empty()) name = tier == Tier::tier0 ? "kiln_tier0" : "kiln_tier1";
+  return {std::move(name), tier,
           [f, last] {
             *last = f();
             benchmark::DoNotOptimize(last->data_ptr<float>());
           },
           [last] { return last->contiguous().to_vector<float>(); }};
 }
+
+/// A kiln::compile'd call (JIT on): traced once, then replayed with no
+/// per-op recording.
+Impl kiln_compiled(std::function<kiln::Tensor()> f) { return kiln_impl(Tier::tier1, std::move(f), "kiln_compile"); }
 
 /// kiln tier 0 (JIT off) and kiln steady state (JIT on, after compile).
 std::vector<Impl> kiln_tiers(const std::function<kiln::Tensor()>& f) {

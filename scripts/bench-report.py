@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-KILN = ("kiln_tier0", "kiln_tier1")
+KILN = ("kiln_tier0", "kiln_tier1", "kiln_compile")
 CEILINGS = {"stream_triad": "bytes_per_second", "fma_loop": "GFLOP/s"}
 PEER_LABEL = {
     "torch_eager": "LibTorch eager",
@@ -121,7 +121,7 @@ def ratios(groups, key):
     if "median_s" not in t1:
         return out
     for impl, s in g.items():
-        if impl == "kiln_tier1" or "median_s" not in s:
+        if impl in ("kiln_tier1", "kiln_compile") or "median_s" not in s:
             continue
         if impl in CEILINGS:  # fraction of the ceiling: the best rate the machine reached in the run
             c = CEILINGS[impl]
@@ -129,6 +129,9 @@ def ratios(groups, key):
                 out[impl] = t1["counters"][c] / s["best_counters"][c]
         else:
             out[impl] = s["median_s"] / t1["median_s"]
+    # kiln::compile's own column: its speed-up over LibTorch eager.
+    if "median_s" in g.get("kiln_compile", {}) and "median_s" in g.get("torch_eager", {}):
+        out["kiln_compile"] = g["torch_eager"]["median_s"] / g["kiln_compile"]["median_s"]
     w, t = key
     peak = groups.get(("fma_peak", t), {}).get("impls", {}).get("fma_loop", {})
     if w.startswith("sgemm_") and "GFLOP/s" in peak.get("best_counters", {}):
@@ -180,13 +183,15 @@ def natural(s):
 
 
 def label(impl):
-    return {"kiln_tier0": "kiln tier 0", "kiln_tier1": "kiln steady", "stream_triad": "STREAM triad",
+    return {"kiln_tier0": "kiln tier 0", "kiln_tier1": "kiln steady", "kiln_compile": "kiln::compile", "stream_triad": "STREAM triad",
             "fma_loop": "FMA peak"}.get(impl, PEER_LABEL.get(impl, impl))
 
 
 def ratio_label(impl):
     if impl == "kiln_tier0":
         return "steady ÷ tier 0"
+    if impl == "kiln_compile":
+        return "kiln::compile vs LibTorch eager"
     if impl == "stream_triad":
         return "kiln GB/s ÷ triad"
     if impl == "fma_loop":
@@ -223,6 +228,9 @@ def behind(groups):
     out = []
     for k in groups:
         for impl, r in ratios(groups, k).items():
+            if impl == "kiln_compile" and r < 1:
+                out.append((r, f"{k[0]}, {k[1]} thread{'s' if k[1] > 1 else ''}: LibTorch eager is "
+                               f"{1 / r:.2f}× faster than kiln::compile"))
             if impl in KILN or impl in CEILINGS:
                 continue
             if r < 1:

@@ -9,6 +9,7 @@
 
 #include "jit/kernels/gemm.h"
 #include "jit/kernels/gemm_blocking.h"
+#include "jit/kernels/gemm_few_rows.h"
 #include "jit/kernels/gemm_microkernel.h"
 #include "jit/kernels/parallel.h"
 #include "jit/workspace.h"
@@ -80,11 +81,14 @@ GemmVariant best_variant() {
   return best;
 }
 
+GemmVariant current_variant() {
+  GemmVariant v = forced_variant.load(std::memory_order_relaxed);
+  return v == GemmVariant::Best ? best_variant() : v;
+}
+
 template <class T>
 GemmIsa<T> current_isa() {
-  GemmVariant v = forced_variant.load(std::memory_order_relaxed);
-  if (v == GemmVariant::Best) v = best_variant();
-  switch (v) {
+  switch (current_variant()) {
     case GemmVariant::Avx512: return {gemm_blocking<T>(kAvx512Tile), &macro_avx512<T>};
     case GemmVariant::Avx2: return {gemm_blocking<T>(kAvx2Tile), &macro_avx2<T>};
     default: return {gemm_blocking<T>(kBaselineTile), &macro_baseline<T>};
@@ -192,6 +196,7 @@ void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const 
     if (epilogue) epilogue->fn(epilogue->context, 0, m, 0, n);
     return;
   }
+  if (m <= kFewRows && gemm_few_rows(m, n, k, a, b, c, epilogue, current_variant())) return;
   gemm_packed(m, n, k, a, b, c, epilogue);
 }
 

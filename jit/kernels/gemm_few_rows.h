@@ -1,0 +1,28 @@
+// GEMM for a handful of rows of A (a batch-1 or small-batch linear layer):
+// no packing. Packing B costs as much memory traffic as such a product
+// itself (each element of B meets only m rows of A), so here B is read
+// once, in its memory order, while the rows of A stay in cache. Measured
+// on the 784-512-512-10 MLP at batch 1: 1 ms per call with packing, which
+// is what LibTorch's GEMV path avoids.
+#pragma once
+
+#include <cstdint>
+
+#include "jit/kernels/gemm.h"
+
+namespace kiln::jit::kernels {
+
+/// Rows of A up to which gemm() takes this path.
+inline constexpr std::int64_t kFewRows = 8;
+
+/// C = A · B (then `epilogue` on column blocks) for m <= kFewRows, when A's
+/// rows are contiguous and B's columns are (B = Wᵀ of a row-major W, as a
+/// linear layer has) or B's rows and C's rows are. False, and nothing
+/// written, for other layouts. `variant` is the vector ISA to use (not Best).
+bool gemm_few_rows(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a,
+                   MatrixRef<const float> b, MatrixRef<float> c, const GemmEpilogue* epilogue, GemmVariant variant);
+bool gemm_few_rows(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a,
+                   MatrixRef<const double> b, MatrixRef<double> c, const GemmEpilogue* epilogue,
+                   GemmVariant variant);
+
+}  // namespace kiln::jit::kernels
