@@ -1,20 +1,24 @@
 #include <kiln/frontend/compile.h>
 
+#include <array>
+#include <atomic>
 #include <mutex>
-#include <shared_mutex>
 
 #include "frontend/compiled_program.h"
 #include "jit/tier1/config.h"
-#include "profiler/call_site.h"
 #include "profiler/call_site.h"
 #include "trace/trace_buffer.h"
 
 namespace kiln::detail {
 
+// Programs are only ever added (at most kMaxPrograms) and live as long as
+// the cache: a replay finds its program without taking a lock.
 struct ProgramCache::Impl {
-  std::shared_mutex mu;
-  std::vector<std::unique_ptr<frontend::CompiledProgram>> programs;
-  std::size_t traced = 0;  // calls traced so far (programs kept or not)
+  std::mutex mu;  // serializes adding
+  std::array<std::unique_ptr<frontend::CompiledProgram>, kMaxPrograms> owned;
+  std::array<std::atomic<frontend::CompiledProgram*>, kMaxPrograms> programs{};
+  std::atomic<std::size_t> count{0};
+  std::size_t traced = 0;  // calls traced so far (programs kept or not), under mu
 };
 
 namespace {
@@ -27,20 +31,17 @@ ProgramCache::~ProgramCache() = default;
 
 bool ProgramCache::replay(const CallArgs& args, std::vector<Tensor>& results) {
   if (!jit::enabled()) return false;
-  frontend::CompiledProgram* program = nullptr;
-  {
-    std::shared_lock lock(impl_->mu);
-    for (const auto& p : impl_->programs)
-      if (p->matches(args)) {
-        program = p.get();
-        break;
-      }
+  const std::size_t n = impl_->count.load(std::memory_order_acquire);
+  for (std::size_t i = 0; i < n; ++i) {
+    frontend::CompiledProgram* program = impl_->programs[i].load(std::memory_order_acquire);
+    if (!program->matches(args)) continue;
+    // Pending ops that touch the arguments run first (CompiledProgram::run);
+    // others may stay pending: the program does not see them.
+    profiler::CallerScope caller(__builtin_return_address(0));
+    results = program->run(args);
+    return true;
   }
-  if (!program) return false;
-  profiler::CallerScope caller(__builtin_return_address(0));
-  trace::TraceBuffer::current().flush(profiler::CutReason::Sync);
-  results = program->run(args);
-  return true;
+  return false;
 }
 
 // The cuts below are the user's call of the compiled function: these
@@ -73,7 +74,10 @@ void ProgramCache::end_trace(const CallArgs& args, const std::vector<Tensor>& re
   std::unique_ptr<frontend::CompiledProgram> program = frontend::CompiledProgram::capture(segment, args, results);
   if (!program) return;
   std::lock_guard lock(impl_->mu);
-  impl_->programs.push_back(std::move(program));
+  const std::size_t n = impl_->count.load(std::memory_order_relaxed);
+  impl_->programs[n].store(program.get(), std::memory_order_release);
+  impl_->owned[n] = std::move(program);
+  impl_->count.store(n + 1, std::memory_order_release);
 }
 
 void ProgramCache::cut() {

@@ -34,7 +34,7 @@ std::unique_ptr<CompiledProgram> CompiledProgram::capture(const trace::Segment& 
     arg_impls.push_back(&unwrap(*t, "compile"));
   }
   auto p = std::unique_ptr<CompiledProgram>(new CompiledProgram);
-  p->values_ = args.values;
+  p->values_.assign(args.values.begin(), args.values.end());
   for (std::size_t i = 0; i < arg_impls.size(); ++i) {
     const trace::TensorImpl& a = *arg_impls[i];
     p->args_.push_back({a.dtype, a.geo, arg_with_storage(arg_impls, a.storage.get()), false});
@@ -45,6 +45,7 @@ std::unique_ptr<CompiledProgram> CompiledProgram::capture(const trace::Segment& 
     const trace::Value& value = segment.values[v];
     if (value.produced) {
       p->sources_[v].nbytes = value.storage->nbytes();
+      p->sources_[v].intermediate = !value.live;
       continue;
     }
     // A value the body found: it must be an argument's memory, or the
@@ -84,7 +85,9 @@ std::unique_ptr<CompiledProgram> CompiledProgram::capture(const trace::Segment& 
 }
 
 bool CompiledProgram::matches(const detail::CallArgs& args) const {
-  if (args.tensors.size() != args_.size() || args.values != values_) return false;
+  if (args.tensors.size() != args_.size() ||
+      !std::equal(args.values.begin(), args.values.end(), values_.begin(), values_.end()))
+    return false;
   for (std::size_t i = 0; i < args_.size(); ++i) {
     const Tensor& t = *args.tensors[i];
     if (!t.defined()) return false;
@@ -103,31 +106,41 @@ bool CompiledProgram::matches(const detail::CallArgs& args) const {
 }
 
 std::vector<Tensor> CompiledProgram::run(const detail::CallArgs& args) {
-  std::vector<const trace::TensorImpl*> arg_impls;
-  arg_impls.reserve(args_.size());
+  const trace::TensorImpl* few[8];
+  std::vector<const trace::TensorImpl*> many(args_.size() > std::size(few) ? args_.size() : 0);
+  const trace::TensorImpl** arg_impls = many.empty() ? few : many.data();
   for (std::size_t i = 0; i < args_.size(); ++i) {
     const trace::TensorImpl& a = unwrap(*args.tensors[i], "compile");
     // Ops pending on any thread that write it (or, when the program writes
     // it, read it) run first; a tensor whose value could not be computed throws.
     trace::prepare_access(*a.storage, args_[i].written, profiler::CutReason::Sync);
-    arg_impls.push_back(&a);
+    arg_impls[i] = &a;
   }
 
   std::unique_ptr<trace::Segment> seg = take_segment();
-  struct Unbind {  // the next call must not find this call's memory in the spare copy
+  // The next call must not find this call's memory in the spare copy: the
+  // arguments and results go. Intermediates stay: no handle sees them, and
+  // the engine returns their memory after their last use, so the next call
+  // reuses the storage objects (making them cost a fifth of a tiny call).
+  // After a failure everything goes, poisoned storages included.
+  struct Unbind {
     CompiledProgram& self;
     std::unique_ptr<trace::Segment>& seg;
+    bool ran = false;
     ~Unbind() {
-      for (trace::Value& v : seg->values) v.storage.reset();
+      for (std::size_t v = 0; v < seg->values.size(); ++v)
+        if (!ran || !self.sources_[v].intermediate) seg->values[v].storage.reset();
       self.give_back(std::move(seg));
     }
   } unbind{*this, seg};
   for (std::size_t v = 0; v < sources_.size(); ++v) {
     const ValueSource& src = sources_[v];
-    seg->values[v].storage =
-        src.arg >= 0 ? arg_impls[src.arg]->storage : trace::make_pooled<trace::Storage>(src.nbytes);
+    std::shared_ptr<trace::Storage>& storage = seg->values[v].storage;
+    if (src.arg >= 0) storage = arg_impls[src.arg]->storage;
+    else if (!src.intermediate || !storage) storage = trace::make_pooled<trace::Storage>(src.nbytes);
   }
   trace::run_segment(*seg);
+  unbind.ran = true;
 
   std::vector<Tensor> out;
   out.reserve(results_.size());
@@ -142,6 +155,10 @@ std::vector<Tensor> CompiledProgram::run(const detail::CallArgs& args) {
 }
 
 std::unique_ptr<trace::Segment> CompiledProgram::take_segment() {
+  // One call at a time (the common case) takes the copy in the slot
+  // without a lock; concurrent calls share the others.
+  if (trace::Segment* seg = spare_one_.exchange(nullptr, std::memory_order_acquire))
+    return std::unique_ptr<trace::Segment>(seg);
   {
     std::lock_guard lock(mu_);
     if (!spare_.empty()) {
@@ -154,8 +171,15 @@ std::unique_ptr<trace::Segment> CompiledProgram::take_segment() {
 }
 
 void CompiledProgram::give_back(std::unique_ptr<trace::Segment> segment) {
+  trace::Segment* empty = nullptr;
+  if (spare_one_.compare_exchange_strong(empty, segment.get(), std::memory_order_release)) {
+    segment.release();
+    return;
+  }
   std::lock_guard lock(mu_);
   spare_.push_back(std::move(segment));
 }
+
+CompiledProgram::~CompiledProgram() { delete spare_one_.load(); }
 
 }  // namespace kiln::frontend

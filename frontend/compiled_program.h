@@ -4,6 +4,7 @@
 // kiln/frontend/compile.h for the rules a call must meet).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,10 @@ class CompiledProgram {
   static std::unique_ptr<CompiledProgram> capture(const trace::Segment& segment, const detail::CallArgs& args,
                                                   const std::vector<Tensor>& results);
 
+  ~CompiledProgram();
+  CompiledProgram(const CompiledProgram&) = delete;
+  CompiledProgram& operator=(const CompiledProgram&) = delete;
+
   /// True when `args` has this program's signature.
   bool matches(const detail::CallArgs& args) const;
   /// Runs the program on `args` (which match) and returns its results.
@@ -36,10 +41,12 @@ class CompiledProgram {
     bool written;                  // the program writes it (in-place ops on an argument)
   };
   // Where a value's storage comes from in a replay: an argument, or a fresh
-  // storage of `nbytes` (made by the segment).
+  // storage of `nbytes` (made by the segment; an intermediate if no handle
+  // held it when the segment was cut).
   struct ValueSource {
     std::int32_t arg = -1;
     std::size_t nbytes = 0;
+    bool intermediate = false;
   };
   // A result: a view of a value's storage, or of an argument's.
   struct ResultView {
@@ -49,6 +56,7 @@ class CompiledProgram {
     ScalarType dtype;
   };
 
+  CompiledProgram() = default;
   std::unique_ptr<trace::Segment> take_segment();
   void give_back(std::unique_ptr<trace::Segment> segment);
 
@@ -57,8 +65,9 @@ class CompiledProgram {
   trace::Segment template_;  // storages left empty
   std::vector<ValueSource> sources_;
   std::vector<ResultView> results_;
+  std::atomic<trace::Segment*> spare_one_{nullptr};      // a copy of template_, owned
   std::mutex mu_;
-  std::vector<std::unique_ptr<trace::Segment>> spare_;  // copies of template_ for concurrent calls
+  std::vector<std::unique_ptr<trace::Segment>> spare_;  // more copies, for concurrent calls
 };
 
 }  // namespace kiln::frontend

@@ -40,11 +40,15 @@ class Intermediates {
 // The values a segment could not compute, and the first error.
 class Taint {
  public:
-  explicit Taint(const trace::Segment& segment) : tainted_(segment.values.size(), false) {}
+  // The marks are made at the first failure: a run that fails nothing
+  // allocates nothing here.
+  explicit Taint(const trace::Segment& segment) : values_(segment.values.size()) {}
 
   bool any() const { return error_ != nullptr; }
   void fail(std::exception_ptr e) {
-    if (!error_) error_ = std::move(e);
+    if (error_) return;
+    error_ = std::move(e);
+    tainted_.assign(values_, false);
   }
   void mark(std::uint32_t value) { tainted_[value] = true; }
   bool reads_tainted(const trace::Node& node) const {
@@ -62,7 +66,8 @@ class Taint {
   }
 
  private:
-  std::vector<bool> tainted_;
+  std::size_t values_;
+  std::vector<bool> tainted_;  // by value, once something failed
   std::exception_ptr error_;
 };
 

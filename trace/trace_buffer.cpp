@@ -284,11 +284,14 @@ void flush_others(TraceBuffer* self, profiler::CutReason why) {
 }  // namespace
 
 void prepare_access(Storage& s, bool for_write, profiler::CutReason why) {
-  TraceBuffer& me = TraceBuffer::current();
-  TraceBuffer* writer = s.writer.load(std::memory_order_acquire);
-  if (writer == &me) me.flush(why);
-  else if (writer) flush_writer_of(s, &me, why);
+  // Nothing pending touches it (the common case): no buffer to look up.
+  if (TraceBuffer* writer = s.writer.load(std::memory_order_acquire)) {
+    TraceBuffer& me = TraceBuffer::current();
+    if (writer == &me) me.flush(why);
+    else flush_writer_of(s, &me, why);
+  }
   if (for_write && s.readers.load(std::memory_order_acquire) > 0) {
+    TraceBuffer& me = TraceBuffer::current();
     me.flush(why);
     if (s.readers.load(std::memory_order_acquire) > 0) flush_others(&me, why);
   }

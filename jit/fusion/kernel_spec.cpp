@@ -140,14 +140,6 @@ std::string KernelSpec::to_string() const {
   return out.str();
 }
 
-namespace {
-// A spec may be malformed (validate() rejects it, printing it with to_string()):
-// an op id outside the table is of no kind.
-bool is_op(trace::OpId op) { return static_cast<std::size_t>(op) < trace::kNumOps; }
-}  // namespace
-
-bool is_reduction(trace::OpId op) { return is_op(op) && trace::info(op).kind == trace::OpKind::Reduction; }
-
 bool is_fusible(trace::OpId op) {
   if (!is_op(op)) return false;
   const trace::OpKind kind = trace::info(op).kind;

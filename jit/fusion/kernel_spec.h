@@ -122,7 +122,14 @@ using CompiledFn = void (*)(std::int64_t begin, std::int64_t end, void* const* p
 /// The elementwise ops a fused kernel can contain; besides them, it may
 /// contain reductions.
 bool is_fusible(trace::OpId op);
-bool is_reduction(trace::OpId op);
+
+/// False for an id outside the op table: a spec may be malformed
+/// (validate() rejects it, printing it with to_string()).
+inline bool is_op(trace::OpId op) { return static_cast<std::size_t>(op) < trace::kNumOps; }
+/// Inline: asked for every instruction of a spec on each launch.
+inline bool is_reduction(trace::OpId op) {
+  return is_op(op) && trace::info(op).kind == trace::OpKind::Reduction;
+}
 
 /// The dtype a reduction accumulates in (for arg reductions: the extreme
 /// value's; the position is an int64 beside it).

@@ -24,14 +24,18 @@
 //     arithmetic values, or (for the result) a std::tuple, std::pair or
 //     std::vector of tensors, or void;
 //   - more than kMaxPrograms signatures have been traced.
-// Pending ops of the calling thread are run before every call. With the JIT
-// off (KILN_JIT=0) nothing is traced: every call runs its body.
+// Pending ops of the calling thread run before a call that runs the body;
+// a replayed call first runs the pending ops (of any thread) that touch its
+// arguments. With the JIT off (KILN_JIT=0) nothing is traced: every call
+// runs its body.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <exception>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -50,10 +54,11 @@ struct ArgValue {
   bool operator==(const ArgValue&) const = default;
 };
 
-/// The arguments of one call, flattened.
+/// The arguments of one call, flattened (on the caller's stack: a replayed
+/// call allocates nothing for them).
 struct CallArgs {
-  std::vector<const Tensor*> tensors;
-  std::vector<ArgValue> values;
+  std::span<const Tensor* const> tensors;
+  std::span<const ArgValue> values;
 };
 
 template <class T>
@@ -141,14 +146,15 @@ class ProgramCache {
   std::unique_ptr<Impl> impl_;
 };
 
+/// Appends `a` to the tensors (`*t++`) or the values (`*v++`) of a call.
 template <class A>
-void add_arg(CallArgs& call, const A& a) {
+void add_arg(const Tensor**& t, ArgValue*& v, const A& a) {
   if constexpr (is_tensor_arg_v<A>) {
-    call.tensors.push_back(&a);
+    *t++ = &a;
   } else if constexpr (std::is_integral_v<A>) {
-    call.values.push_back({true, static_cast<std::int64_t>(a), 0});
+    *v++ = {true, static_cast<std::int64_t>(a), 0};
   } else {
-    call.values.push_back({false, 0, static_cast<double>(a)});
+    *v++ = {false, 0, static_cast<double>(a)};
   }
 }
 
@@ -168,8 +174,13 @@ class CompiledFunction {
     using R = std::invoke_result_t<F&, A&&...>;
     if constexpr (detail::ResultShape<R>::value &&
                   ((detail::is_tensor_arg_v<A> || detail::is_value_arg_v<A>) && ...)) {
-      detail::CallArgs call;
-      (detail::add_arg(call, args), ...);
+      constexpr std::size_t kTensors = (std::size_t{detail::is_tensor_arg_v<A>} + ... + 0);
+      std::array<const Tensor*, kTensors> tensors{};
+      std::array<detail::ArgValue, sizeof...(A) - kTensors> values{};
+      const Tensor** t = tensors.data();
+      detail::ArgValue* v = values.data();
+      (detail::add_arg(t, v, args), ...);
+      const detail::CallArgs call{tensors, values};
       std::vector<Tensor> results;
       if (programs_->replay(call, results)) {
         if constexpr (!std::is_void_v<R>) return detail::unflatten_result<R>(std::move(results));
