@@ -12,7 +12,8 @@
 //   BM_Gelu16M/...        16M float32: tier 0, tier 1, hand loops, triad (GB/s)
 //   BM_Gelu16M_Ratios     the same five, interleaved round by round; ratios
 //   BM_Gelu64/...         64 elements: per-call overhead of each tier
-//   BM_Gelu64_Ratios      interleaved; ratio
+//   BM_Gelu64_Ratios      interleaved, with the chain as a kiln::compile'd
+//                         function too; ratios
 //   BM_CompileLatency     20 distinct chains compiled: stats().jit.compile_ms_*
 //   BM_DiskCacheLoad      a second process with the same KILN_CACHE_DIR loads
 //                         those 20 kernels from disk: disk_load_ms_p50
@@ -317,8 +318,16 @@ BENCHMARK(BM_Gelu64_Tier1)->Name("BM_Gelu64/kiln_tier1")->Unit(benchmark::kMicro
 void BM_Gelu64_Ratios(benchmark::State& state) {
   kiln::Tensor& x = small();
   warm_tier1(x);
+  // The same chain as a kiln::compile'd function: traced once, then
+  // replayed without recording its ops. Checked against tier 0 first.
+  auto compiled = kiln::compile(gelu_chain);
+  kiln::jit::set_enabled(false);
+  const std::vector<float> want = gelu_chain(x).to_vector<float>();
+  kiln::jit::set_enabled(true);
+  for (int call = 0; call < 2; ++call)  // the traced call, then a replay
+    check_close(compiled(x).to_vector<float>().data(), want.data(), kSmall, "kiln::compile'd GELU chain");
   constexpr int kBatch = 200;  // calls per sample
-  std::vector<double> t0, t1;
+  std::vector<double> t0, t1, tc;
   for (auto _ : state) {
     for (int r = 0; r < 15; ++r) {
       kiln::jit::set_enabled(false);
@@ -329,12 +338,17 @@ void BM_Gelu64_Ratios(benchmark::State& state) {
       s = Clock::now();
       for (int i = 0; i < kBatch; ++i) run_chain(x);
       t1.push_back(seconds_since(s) / kBatch);
+      s = Clock::now();
+      for (int i = 0; i < kBatch; ++i) benchmark::DoNotOptimize(compiled(x).data_ptr<float>());
+      tc.push_back(seconds_since(s) / kBatch);
     }
     state.SetIterationTime(median(t1));
   }
   state.counters["tier0_us"] = median(t0) * 1e6;
   state.counters["tier1_us"] = median(t1) * 1e6;
+  state.counters["compiled_fn_us"] = median(tc) * 1e6;
   state.counters["t1_speedup_vs_t0"] = median(t0) / median(t1);
+  state.counters["compiled_fn_speedup_vs_t0"] = median(t0) / median(tc);
 }
 BENCHMARK(BM_Gelu64_Ratios)->Iterations(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
