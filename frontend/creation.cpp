@@ -30,11 +30,15 @@ Generator& generator() {
   return g;
 }
 
-ScalarType checked_options(const TensorOptions& o, const char* op) {
-  if (o.requires_grad())
-    throw ValueError(detail::cat("[", op, "] requires_grad(true) needs autograd, which kiln does not have yet"));
-  return o.dtype();
+ScalarType checked_options(const TensorOptions& o, const char*) { return o.dtype(); }
+
+// requires_grad(true) in the options makes the new tensor a leaf that
+// requires grad (a DtypeError for non-floating dtypes, as in LibTorch).
+Tensor with_grad(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad()) t.requires_grad_(true);
+  return t;
 }
+Tensor with_grad(Tensor t, const std::optional<TensorOptions>& o) { return o ? with_grad(std::move(t), *o) : t; }
 
 Tensor make(OpId op, IntArrayRef size, ScalarType dtype, std::initializer_list<Scalar> params, const char* name) {
   return wrap(trace::create(op, size, dtype, params, name));
@@ -49,8 +53,10 @@ Tensor random(OpId op, IntArrayRef size, const TensorOptions& options, const cha
   Generator& g = generator();
   // Each element i uses counter offset + i, so later draws never reuse numbers.
   std::uint64_t offset = g.offset.fetch_add(static_cast<std::uint64_t>(n));
-  return make(op, size, dtype,
-              {Scalar(static_cast<std::int64_t>(g.seed.load())), Scalar(static_cast<std::int64_t>(offset))}, name);
+  return with_grad(make(op, size, dtype,
+                        {Scalar(static_cast<std::int64_t>(g.seed.load())), Scalar(static_cast<std::int64_t>(offset))},
+                        name),
+                   options);
 }
 
 
@@ -60,7 +66,7 @@ Tensor filled(IntArrayRef size, Scalar value, std::optional<TensorOptions> optio
                      : value.is_floating_point() ? kDefaultFloat
                      : value.is_bool()           ? ScalarType::Bool
                                                  : ScalarType::Int64;
-  return make(OpId::Fill, size, dtype, {value}, name);
+  return with_grad(make(OpId::Fill, size, dtype, {value}, name), options);
 }
 
 }  // namespace
@@ -76,11 +82,11 @@ Tensor full(IntArrayRef size, Scalar value, std::optional<TensorOptions> options
 Tensor zeros(IntArrayRef size, TensorOptions o) { return filled(size, 0, o, "zeros"); }
 Tensor ones(IntArrayRef size, TensorOptions o) { return filled(size, 1, o, "ones"); }
 Tensor empty(IntArrayRef size, TensorOptions o) {
-  return wrap(trace::fresh_output(size, checked_options(o, "empty"), "empty"));
+  return with_grad(wrap(trace::fresh_output(size, checked_options(o, "empty"), "empty")), o);
 }
 Tensor eye(std::int64_t n, TensorOptions o) { return eye(n, n, o); }
 Tensor eye(std::int64_t n, std::int64_t m, TensorOptions o) {
-  return make(OpId::Eye, {n, m}, checked_options(o, "eye"), {}, "eye");
+  return with_grad(make(OpId::Eye, {n, m}, checked_options(o, "eye"), {}, "eye"), o);
 }
 
 Tensor arange(Scalar end, std::optional<TensorOptions> o) { return arange(0, end, 1, o); }
@@ -95,12 +101,12 @@ Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<TensorOptions
   ScalarType dtype = o ? checked_options(*o, "arange") : floating ? kDefaultFloat : ScalarType::Int64;
   double count = std::ceil((e - s) / st);
   if (count > 9.0e18) throw ShapeError(detail::cat("[arange] ", count, " elements are too many"));
-  return make(OpId::Iota, {static_cast<std::int64_t>(count)}, dtype, {start, step}, "arange");
+  return with_grad(make(OpId::Iota, {static_cast<std::int64_t>(count)}, dtype, {start, step}, "arange"), o);
 }
 
 Tensor linspace(Scalar start, Scalar end, std::int64_t steps, TensorOptions o) {
   if (steps < 0) throw ValueError(detail::cat("[linspace] number of steps must be non-negative, got ", steps));
-  return make(OpId::Linspace, {steps}, checked_options(o, "linspace"), {start, end}, "linspace");
+  return with_grad(make(OpId::Linspace, {steps}, checked_options(o, "linspace"), {start, end}, "linspace"), o);
 }
 
 Tensor rand(IntArrayRef size, TensorOptions o) { return random(OpId::RandUniform, size, o, "rand"); }
@@ -111,7 +117,7 @@ Tensor randint(std::int64_t low, std::int64_t high, IntArrayRef size, TensorOpti
   ScalarType dtype = checked_options(o, "randint");
   // floor(u * range) with u in [0, 1) drawn in double: exact for ranges below 2^53.
   Tensor u = rand(size, kFloat64);
-  return ((u * static_cast<double>(high - low)).to(ScalarType::Int64) + low).to(dtype);
+  return with_grad(((u * static_cast<double>(high - low)).to(ScalarType::Int64) + low).to(dtype), o);
 }
 
 Tensor zeros_like(const Tensor& x) { return zeros(x.sizes(), x.dtype()); }

@@ -28,6 +28,7 @@ KILN_UNARY(rsqrt, Rsqrt)
 KILN_UNARY(sin, Sin)
 KILN_UNARY(cos, Cos)
 KILN_UNARY(tanh, Tanh)
+KILN_UNARY(erf, Erf)
 KILN_UNARY(sigmoid, Sigmoid)
 KILN_UNARY(relu, Relu)
 KILN_UNARY(logical_not, LogicalNot)
@@ -120,7 +121,7 @@ Tensor where(const Tensor& c, Scalar a, Scalar b) { return apply(OpId::Where, {u
 
 Tensor Tensor::to(ScalarType t) const {
   const auto& x = unwrap(*this, "to");
-  return x.dtype == t ? *this : frontend::wrap(trace::convert(x, t));
+  return x.dtype == t ? *this : frontend::convert(*this, t);
 }
 
 // Operators.

@@ -14,13 +14,14 @@ namespace {
 Tensor borrow(void* data, IntArrayRef sizes, const trace::Geometry& geo, std::function<void(void*)> deleter,
               const TensorOptions& options) {
   if (!data) throw ValueError(detail::cat("[from_blob] data pointer is null (sizes ", sizes, ")"));
-  if (options.requires_grad()) throw ValueError("[from_blob] requires_grad(true) needs autograd, not available yet");
   auto impl = std::make_shared<trace::TensorImpl>();
   impl->geo = geo;
   impl->dtype = options.dtype();
   std::size_t bytes = static_cast<std::size_t>(geo.extent()) * element_size(options.dtype());
   impl->storage = std::make_shared<trace::Storage>(data, bytes, std::move(deleter));
-  return Tensor(std::move(impl));
+  Tensor t(std::move(impl));
+  if (options.requires_grad()) t.requires_grad_(true);
+  return t;
 }
 
 // LibTorch's torch::tensor dtype: integers Long, floating Float, bool Bool.
@@ -40,7 +41,6 @@ void store(void* dst, const T* src, std::size_t n) {
 template <class T>
 Tensor copy_values(const T* values, IntArrayRef shape, std::optional<TensorOptions> options) {
   ScalarType dtype = options ? options->dtype() : natural_dtype<T>();
-  if (options && options->requires_grad()) throw ValueError("[tensor] requires_grad(true) needs autograd, not available yet");
   trace::TensorRef out = trace::fresh_output(shape, dtype, "tensor");
   auto n = static_cast<std::size_t>(out->geo.numel());
   void* dst = out->storage->data();  // a new storage nobody else can see yet: written directly
@@ -51,7 +51,9 @@ Tensor copy_values(const T* values, IntArrayRef shape, std::optional<TensorOptio
     case ScalarType::Float32: store<float>(dst, values, n); break;
     case ScalarType::Float64: store<double>(dst, values, n); break;
   }
-  return Tensor(std::move(out));
+  Tensor t(std::move(out));
+  if (options && options->requires_grad()) t.requires_grad_(true);
+  return t;
 }
 
 template <class T>

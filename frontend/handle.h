@@ -22,7 +22,13 @@ inline Scalar scaled(Scalar value, Scalar alpha) {
   return Scalar(value.to_double() * alpha.to_double());
 }
 
-/// Elementwise op over tensors and numbers, as a Tensor.
+/// Elementwise op over tensors and numbers, as a Tensor (with its gradient
+/// history when an operand requires grad).
 Tensor apply(trace::OpId op, std::initializer_list<trace::Input> inputs, trace::Attrs attrs = {});
+/// Reduction primitive over `dims` (empty: all), with history.
+Tensor reduce(trace::OpId op, const Tensor& x, IntArrayRef dims, bool keepdim);
+/// A contiguous copy converted to `dtype`, with history.
+Tensor convert(const Tensor& x, ScalarType dtype);
+
 
 }  // namespace kiln::frontend

@@ -3,6 +3,9 @@
 #include <kiln/error.h>
 #include <kiln/frontend/tensor.h>
 
+#include "frontend/autograd/formulas.h"
+#include "frontend/autograd/function_node.h"
+#include "frontend/autograd/op_node.h"
 #include "frontend/handle.h"
 
 namespace kiln {
@@ -16,7 +19,34 @@ using frontend::scaled;
 namespace {
 
 void into(OpId op, const char* name, const Tensor& self, std::initializer_list<trace::Input> inputs) {
-  trace::elementwise_into(op, name, unwrap(self, name), inputs);
+  const auto& s = unwrap(self, name);
+  if (!autograd::grad_mode() || !(s.autograd || autograd::needs_history(inputs))) {
+    trace::elementwise_into(op, name, s, inputs);
+    return;
+  }
+  bool track = autograd::needs_history(inputs);
+  Tensor old = autograd::prepare_inplace(op, self, name, track);
+  trace::elementwise_into(op, name, s, inputs);
+  if (track) autograd::record_inplace(op, inputs, {}, self, old);
+}
+
+// fill_ and copy_ replace the value: self's old value gets no gradient.
+void record_overwrite(const char* node, const Tensor& self, const Tensor* src) {
+  std::vector<Tensor> inputs{self};
+  if (src) inputs.push_back(*src);
+  if (!autograd::any_requires_grad(inputs) || !self.is_floating_point()) return;
+  std::vector<autograd::Edge> edges;
+  for (const Tensor& t : inputs) edges.push_back(autograd::gradient_edge(*t.impl()));
+  std::vector<std::int64_t> src_shape = src ? src->sizes().vec() : std::vector<std::int64_t>{};
+  ScalarType src_dtype = src ? src->dtype() : self.dtype();
+  auto fn = std::make_shared<autograd::FunctionNode>(
+      node, std::move(edges), [src_shape, src_dtype, has_src = src != nullptr](const Tensor& g,
+                                                                               const autograd::variable_list&) {
+        if (!has_src) return autograd::variable_list{Tensor()};
+        Tensor from_src = autograd::sum_to(g, src_shape);
+        return autograd::variable_list{Tensor(), from_src.dtype() == src_dtype ? from_src : from_src.to(src_dtype)};
+      });
+  autograd::rebase_history(self, std::move(fn));
 }
 
 }  // namespace
@@ -65,11 +95,19 @@ Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
 }
 Tensor& Tensor::zero_() { return fill_(0); }
 Tensor& Tensor::fill_(Scalar value) {
-  trace::fill_into(unwrap(*this, "fill_"), value, "fill_");
+  const auto& s = unwrap(*this, "fill_");
+  bool tracked = autograd::grad_mode() && s.autograd;
+  if (tracked) autograd::prepare_inplace(OpId::Fill, *this, "fill_", false);
+  trace::fill_into(s, value, "fill_");
+  if (tracked) record_overwrite("FillBackward0", *this, nullptr);
   return *this;
 }
 Tensor& Tensor::copy_(const Tensor& src) {
-  trace::copy_into(unwrap(*this, "copy_"), unwrap(src, "copy_"));
+  const auto &s = unwrap(*this, "copy_"), &from = unwrap(src, "copy_");
+  bool tracked = autograd::grad_mode() && (s.autograd || from.autograd);
+  if (tracked) autograd::prepare_inplace(OpId::Copy, *this, "copy_", false);
+  trace::copy_into(s, from);
+  if (tracked) record_overwrite("CopyBackwards", *this, &src);
   return *this;
 }
 

@@ -3,6 +3,7 @@
 #include <kiln/error.h>
 #include <kiln/frontend/functions.h>
 
+#include "frontend/autograd/op_node.h"
 #include "frontend/handle.h"
 
 namespace kiln {
@@ -13,7 +14,10 @@ using frontend::wrap;
 namespace {
 
 Tensor batched(const Tensor& a, const Tensor& b, const char* op) {
-  return wrap(trace::matmul(unwrap(a, op), unwrap(b, op), op));
+  const auto &ia = unwrap(a, op), &ib = unwrap(b, op);
+  Tensor out = wrap(trace::matmul(ia, ib, op));
+  if (autograd::needs_history({ia, ib})) autograd::record_op(trace::OpId::MatMul, {ia, ib}, {}, out);
+  return out;
 }
 
 }  // namespace

@@ -5,19 +5,31 @@
 #include <kiln/error.h>
 #include <kiln/frontend/functions.h>
 
+#include "frontend/autograd/formulas.h"
+#include "frontend/autograd/function_node.h"
+#include "frontend/autograd/op_node.h"
 #include "frontend/handle.h"
 
 namespace kiln {
 
+using frontend::reduce;
 using frontend::unwrap;
 using frontend::wrap;
 using trace::OpId;
 
-namespace {
-
-Tensor reduce(OpId op, const Tensor& x, IntArrayRef dims, bool keepdim) {
-  return wrap(trace::reduce(op, unwrap(x, trace::name(op)), dims, keepdim));
+Tensor frontend::reduce(OpId op, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  const auto& impl = unwrap(x, trace::name(op));
+  Tensor out = wrap(trace::reduce(op, impl, dims, keepdim));
+  if (autograd::needs_history({impl})) {
+    trace::Attrs attrs;
+    attrs.i[0] = trace::reduction_mask(dims, impl.geo.ndim, trace::name(op));
+    attrs.i[1] = keepdim;
+    autograd::record_op(op, {impl}, attrs, out);
+  }
+  return out;
 }
+
+namespace {
 
 void require_float(const Tensor& x, const char* op) {
   if (!x.is_floating_point())
@@ -60,7 +72,22 @@ Tensor Tensor::argmin(std::optional<std::int64_t> dim, bool keepdim) const {
 Tensor Tensor::mean() const { return mean({}, false); }
 Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const {
   require_float(*this, "mean");
-  return sum(dims, keepdim) / static_cast<double>(reduced_count(*this, dims, "mean"));
+  double n = static_cast<double>(reduced_count(*this, dims, "mean"));
+  bool track = autograd::any_requires_grad({*this});
+  Tensor out;
+  {
+    autograd::AutoGradMode mode(!track && GradMode::is_enabled());
+    out = sum(dims, keepdim) / n;
+  }
+  if (track) {
+    std::int64_t mask = trace::reduction_mask(dims, static_cast<int>(dim()), "mean");
+    std::vector<std::int64_t> shape = sizes().vec();
+    autograd::record_function(dims.empty() ? "MeanBackward0" : "MeanBackward1", {*this}, out,
+                              [shape, mask, keepdim, n](const Tensor& g, const autograd::variable_list&) {
+                                return autograd::variable_list{autograd::expand_reduced(g, shape, mask, keepdim) / n};
+                              });
+  }
+  return out;
 }
 
 Tensor Tensor::var_all(bool unbiased) const { return var(IntArrayRef{}, unbiased, false); }
@@ -76,18 +103,47 @@ Tensor Tensor::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
   return var(dims, unbiased, keepdim).sqrt();
 }
 
+// softmax and log_softmax have direct gradients (one saved value, two ops)
+// instead of the chain through amax, exp, sum and div.
 Tensor Tensor::softmax(std::int64_t dim) const {
   require_float(*this, "softmax");
   if (numel() == 0) return clone();  // nothing to normalize (amax has no identity)
-  Tensor e = (*this - amax(dim, true)).exp();
-  return e / e.sum(dim, true);
+  bool track = autograd::any_requires_grad({*this});
+  Tensor out;
+  {
+    autograd::AutoGradMode mode(!track && GradMode::is_enabled());
+    Tensor e = (*this - amax(dim, true)).exp();
+    out = e / e.sum(dim, true);
+  }
+  if (track)
+    autograd::record_function(
+        "SoftmaxBackward0", {*this}, out,
+        [dim](const Tensor& g, const autograd::variable_list& saved) {
+          const Tensor& y = saved[0];
+          return autograd::variable_list{y * (g - (g * y).sum(dim, true))};
+        },
+        {}, true);
+  return out;
 }
 
 Tensor Tensor::log_softmax(std::int64_t dim) const {
   require_float(*this, "log_softmax");
   if (numel() == 0) return clone();
-  Tensor shifted = *this - amax(dim, true);
-  return shifted - shifted.exp().sum(dim, true).log();
+  bool track = autograd::any_requires_grad({*this});
+  Tensor out;
+  {
+    autograd::AutoGradMode mode(!track && GradMode::is_enabled());
+    Tensor shifted = *this - amax(dim, true);
+    out = shifted - shifted.exp().sum(dim, true).log();
+  }
+  if (track)
+    autograd::record_function(
+        "LogSoftmaxBackward0", {*this}, out,
+        [dim](const Tensor& g, const autograd::variable_list& saved) {
+          return autograd::variable_list{g - saved[0].exp() * g.sum(dim, true)};
+        },
+        {}, true);
+  return out;
 }
 
 Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {

@@ -1,9 +1,16 @@
 // Shape ops: views (no copy, shared storage) and the copying ones
 // (cat, stack, index_select, gather, clone).
+#include <algorithm>
+#include <limits>
+
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
 
+#include "frontend/autograd/copy_slices.h"
+#include "frontend/autograd/formulas.h"
+#include "frontend/autograd/function_node.h"
+#include "frontend/autograd/op_node.h"
 #include "frontend/handle.h"
 #include "trace/views.h"
 
@@ -12,38 +19,154 @@ namespace kiln {
 using frontend::unwrap;
 using frontend::wrap;
 
-Tensor Tensor::view(IntArrayRef shape) const { return wrap(trace::view(unwrap(*this, "view"), shape)); }
-Tensor Tensor::reshape(IntArrayRef shape) const { return wrap(trace::reshape(unwrap(*this, "reshape"), shape)); }
-Tensor Tensor::flatten(std::int64_t s, std::int64_t e) const { return wrap(trace::flatten(unwrap(*this, "flatten"), s, e)); }
-Tensor Tensor::squeeze() const { return wrap(trace::squeeze(unwrap(*this, "squeeze"))); }
-Tensor Tensor::squeeze(std::int64_t d) const { return wrap(trace::squeeze(unwrap(*this, "squeeze"), d)); }
-Tensor Tensor::unsqueeze(std::int64_t d) const { return wrap(trace::unsqueeze(unwrap(*this, "unsqueeze"), d)); }
-Tensor Tensor::permute(IntArrayRef dims) const { return wrap(trace::permute(unwrap(*this, "permute"), dims)); }
-Tensor Tensor::transpose(std::int64_t a, std::int64_t b) const {
-  return wrap(trace::transpose(unwrap(*this, "transpose"), a, b));
+namespace {
+
+using autograd::variable_list;
+
+// Whether a view of `x` must be linked into autograd (x is tracked).
+bool tracked(const Tensor& x) { return x.impl()->autograd != nullptr; }
+
+// The backward of views that only rearrange elements.
+autograd::FunctionNode::Backward reshape_back(const Tensor& x) {
+  return [shape = x.sizes().vec()](const Tensor& g, const variable_list&) { return variable_list{g.reshape(shape)}; };
 }
-Tensor Tensor::t() const { return wrap(trace::t(unwrap(*this, "t"))); }
-Tensor Tensor::expand(IntArrayRef sizes) const { return wrap(trace::expand(unwrap(*this, "expand"), sizes)); }
+
+// The backward of slice / narrow / select: the gradient placed into zeros
+// of the input's shape.
+autograd::FunctionNode::Backward embed_back(const Tensor& x, std::int64_t dim, std::int64_t start, std::int64_t step,
+                                            bool select) {
+  return [shape = x.sizes().vec(), dim, start, step, select](const Tensor& g, const variable_list&) {
+    return variable_list{autograd::embed_region(g, shape, dim, start, step, select)};
+  };
+}
+
+// Python's clamped slice start, as trace::slice computes it.
+std::int64_t slice_start(std::int64_t start, std::int64_t n) {
+  if (start < 0) start += n;
+  return std::clamp<std::int64_t>(start, 0, n);
+}
+
+}  // namespace
+
+Tensor Tensor::view(IntArrayRef shape) const {
+  Tensor out = wrap(trace::view(unwrap(*this, "view"), shape));
+  if (tracked(*this)) autograd::record_view("ViewBackward0", *this, out, reshape_back(*this));
+  return out;
+}
+Tensor Tensor::reshape(IntArrayRef shape) const {
+  Tensor out = wrap(trace::reshape(unwrap(*this, "reshape"), shape));
+  if (tracked(*this)) autograd::record_view("ViewBackward0", *this, out, reshape_back(*this));
+  return out;
+}
+Tensor Tensor::flatten(std::int64_t s, std::int64_t e) const {
+  Tensor out = wrap(trace::flatten(unwrap(*this, "flatten"), s, e));
+  if (tracked(*this)) autograd::record_view("ViewBackward0", *this, out, reshape_back(*this));
+  return out;
+}
+Tensor Tensor::squeeze() const {
+  Tensor out = wrap(trace::squeeze(unwrap(*this, "squeeze")));
+  if (tracked(*this)) autograd::record_view("SqueezeBackward0", *this, out, reshape_back(*this));
+  return out;
+}
+Tensor Tensor::squeeze(std::int64_t d) const {
+  Tensor out = wrap(trace::squeeze(unwrap(*this, "squeeze"), d));
+  if (tracked(*this)) autograd::record_view("SqueezeBackward1", *this, out, reshape_back(*this));
+  return out;
+}
+Tensor Tensor::unsqueeze(std::int64_t d) const {
+  Tensor out = wrap(trace::unsqueeze(unwrap(*this, "unsqueeze"), d));
+  if (tracked(*this)) autograd::record_view("UnsqueezeBackward0", *this, out, reshape_back(*this));
+  return out;
+}
+Tensor Tensor::permute(IntArrayRef dims) const {
+  Tensor out = wrap(trace::permute(unwrap(*this, "permute"), dims));
+  if (tracked(*this)) {
+    std::vector<std::int64_t> inverse(dims.size());
+    for (std::size_t i = 0; i < dims.size(); ++i)
+      inverse[trace::wrap_dim(dims[i], static_cast<int>(dim()), "permute")] = static_cast<std::int64_t>(i);
+    autograd::record_view("PermuteBackward0", *this, out, [inverse](const Tensor& g, const variable_list&) {
+      return variable_list{g.permute(inverse)};
+    });
+  }
+  return out;
+}
+Tensor Tensor::transpose(std::int64_t a, std::int64_t b) const {
+  Tensor out = wrap(trace::transpose(unwrap(*this, "transpose"), a, b));
+  if (tracked(*this))
+    autograd::record_view("TransposeBackward0", *this, out, [a, b](const Tensor& g, const variable_list&) {
+      return variable_list{g.transpose(a, b)};
+    });
+  return out;
+}
+Tensor Tensor::t() const {
+  Tensor out = wrap(trace::t(unwrap(*this, "t")));
+  if (tracked(*this))
+    autograd::record_view("TBackward0", *this, out, [](const Tensor& g, const variable_list&) {
+      return variable_list{g.t()};
+    });
+  return out;
+}
+Tensor Tensor::expand(IntArrayRef sizes) const {
+  Tensor out = wrap(trace::expand(unwrap(*this, "expand"), sizes));
+  if (tracked(*this))
+    autograd::record_view("ExpandBackward0", *this, out,
+                          [shape = this->sizes().vec()](const Tensor& g, const variable_list&) {
+                            return variable_list{autograd::sum_to(g, shape)};
+                          });
+  return out;
+}
 Tensor Tensor::expand_as(const Tensor& o) const { return expand(o.sizes()); }
 Tensor Tensor::slice(std::int64_t dim, std::optional<std::int64_t> start, std::optional<std::int64_t> end,
                      std::int64_t step) const {
-  return wrap(trace::slice(unwrap(*this, "slice"), dim, start.value_or(0),
-                           end.value_or(std::numeric_limits<std::int64_t>::max()), step));
+  const auto& x = unwrap(*this, "slice");
+  Tensor out = wrap(trace::slice(x, dim, start.value_or(0), end.value_or(std::numeric_limits<std::int64_t>::max()), step));
+  if (tracked(*this)) {
+    int d = trace::wrap_dim(dim, x.geo.ndim, "slice");
+    autograd::record_view("SliceBackward0", *this, out,
+                          embed_back(*this, d, slice_start(start.value_or(0), x.geo.sizes[d]), step, false));
+  }
+  return out;
 }
 Tensor Tensor::narrow(std::int64_t d, std::int64_t s, std::int64_t n) const {
-  return wrap(trace::narrow(unwrap(*this, "narrow"), d, s, n));
+  const auto& x = unwrap(*this, "narrow");
+  Tensor out = wrap(trace::narrow(x, d, s, n));
+  if (tracked(*this)) {
+    int w = trace::wrap_dim(d, x.geo.ndim, "narrow");
+    autograd::record_view("NarrowBackward0", *this, out, embed_back(*this, w, s < 0 ? s + x.geo.sizes[w] : s, 1, false));
+  }
+  return out;
 }
-Tensor Tensor::select(std::int64_t d, std::int64_t i) const { return wrap(trace::select(unwrap(*this, "select"), d, i)); }
+Tensor Tensor::select(std::int64_t d, std::int64_t i) const {
+  const auto& x = unwrap(*this, "select");
+  Tensor out = wrap(trace::select(x, d, i));
+  if (tracked(*this)) {
+    int w = trace::wrap_dim(d, x.geo.ndim, "select");
+    autograd::record_view("SelectBackward0", *this, out, embed_back(*this, w, i < 0 ? i + x.geo.sizes[w] : i, 1, true));
+  }
+  return out;
+}
+
+namespace {
+Tensor index_op(trace::OpId op, const Tensor& x, std::int64_t d, const Tensor& index, const char* name,
+                trace::TensorRef (*record)(const trace::TensorImpl&, std::int64_t, const trace::TensorImpl&)) {
+  const auto &src = unwrap(x, name), &idx = unwrap(index, name);
+  Tensor out = wrap(record(src, d, idx));
+  if (autograd::needs_history({src})) {
+    trace::Attrs attrs;
+    attrs.i[0] = src.geo.ndim == 0 ? 0 : trace::wrap_dim(d, src.geo.ndim, name);
+    autograd::record_op(op, {src, idx}, attrs, out);
+  }
+  return out;
+}
+}  // namespace
+
 Tensor Tensor::index_select(std::int64_t d, const Tensor& index) const {
-  return wrap(trace::index_select(unwrap(*this, "index_select"), d, unwrap(index, "index_select")));
+  return index_op(trace::OpId::IndexSelect, *this, d, index, "index_select", trace::index_select);
 }
 Tensor Tensor::gather(std::int64_t d, const Tensor& index) const {
-  return wrap(trace::gather(unwrap(*this, "gather"), d, unwrap(index, "gather")));
+  return index_op(trace::OpId::Gather, *this, d, index, "gather", trace::gather);
 }
-Tensor Tensor::clone() const {
-  const auto& x = unwrap(*this, "clone");
-  return wrap(trace::convert(x, x.dtype));
-}
+Tensor Tensor::clone() const { return frontend::convert(*this, unwrap(*this, "clone").dtype); }
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 std::vector<Tensor> Tensor::split(std::int64_t size, std::int64_t dim) const {
@@ -85,12 +208,37 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     dtype = promote_types(dtype, t.dtype);
   }
   // One destination, each input copied into its slice: no dedicated kernel.
-  Tensor out = empty(shape, dtype);
-  std::int64_t offset = 0;
-  for (const Tensor& t : tensors) {
-    std::int64_t n = t.size(d);
-    out.narrow(d, offset, n).copy_(t);
-    offset += n;
+  // The gradient is one node (CatBackward0) handing each input its slice.
+  bool track = autograd::any_requires_grad(tensors);
+  Tensor out;
+  {
+    autograd::AutoGradMode mode(!track && GradMode::is_enabled());
+    out = empty(shape, dtype);
+    std::int64_t offset = 0;
+    for (const Tensor& t : tensors) {
+      std::int64_t n = t.size(d);
+      out.narrow(d, offset, n).copy_(t);
+      offset += n;
+    }
+  }
+  if (track) {
+    std::vector<std::int64_t> lengths;
+    std::vector<ScalarType> dtypes;
+    for (const Tensor& t : tensors) {
+      lengths.push_back(t.size(d));
+      dtypes.push_back(t.dtype());
+    }
+    autograd::record_function("CatBackward0", tensors, out,
+                              [d, lengths, dtypes](const Tensor& g, const variable_list&) {
+                                variable_list grads;
+                                std::int64_t offset = 0;
+                                for (std::size_t i = 0; i < lengths.size(); ++i) {
+                                  Tensor part = g.narrow(d, offset, lengths[i]);
+                                  grads.push_back(part.dtype() == dtypes[i] ? part : part.to(dtypes[i]));
+                                  offset += lengths[i];
+                                }
+                                return grads;
+                              });
   }
   return out;
 }

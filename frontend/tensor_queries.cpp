@@ -2,6 +2,7 @@
 #include <kiln/error.h>
 #include <kiln/frontend/tensor.h>
 
+#include "frontend/autograd/op_node.h"
 #include "frontend/handle.h"
 
 namespace kiln {
@@ -13,7 +14,16 @@ const trace::TensorImpl& unwrap(const Tensor& t, const char* op) {
 }
 
 Tensor apply(trace::OpId op, std::initializer_list<trace::Input> inputs, trace::Attrs attrs) {
-  return wrap(trace::elementwise(op, inputs, attrs));
+  Tensor out = wrap(trace::elementwise(op, inputs, attrs));
+  if (autograd::needs_history(inputs)) autograd::record_op(op, inputs, attrs, out);
+  return out;
+}
+
+Tensor convert(const Tensor& x, ScalarType dtype) {
+  const auto& impl = unwrap(x, "to");
+  Tensor out = wrap(trace::convert(impl, dtype));
+  if (autograd::needs_history({impl})) autograd::record_op(trace::OpId::Copy, {impl}, {}, out);
+  return out;
 }
 
 }  // namespace frontend

@@ -43,6 +43,9 @@ TensorRef convert(const TensorImpl& x, ScalarType dtype);
 /// copy_: `src` broadcast to `self`'s shape and converted to its dtype.
 void copy_into(const TensorImpl& self, const TensorImpl& src);
 
+/// The bit mask of `dims` (empty: all of `ndim`) a reduction node records;
+/// IndexError for a dim out of range, ValueError for a repeated one.
+std::int64_t reduction_mask(IntArrayRef dims, int ndim, const char* op);
 /// Reduction over `dims` (empty: all dims), negative dims wrapping.
 TensorRef reduce(OpId op, const TensorImpl& x, IntArrayRef dims, bool keepdim);
 /// Batched matrix product of [..., M, K] and [..., K, N] (each at least 2-D),

@@ -126,6 +126,7 @@ void elementwise_into(OpId op, const char* name, const TensorImpl& self, std::in
   Node node = build_node(op, inputs, attrs, dt, shape.shape(), ins, holders);
   node.out = tensor_operand(self, self.geo);
   push(node, ins, self.storage, false);
+  self.storage->bump_version();
 }
 
 TensorRef create(OpId op, IntArrayRef shape, ScalarType dtype, std::initializer_list<Scalar> params,
@@ -159,6 +160,7 @@ void fill_into(const TensorImpl& self, Scalar value, const char* op) {
   node.out = tensor_operand(self, self.geo);
   const TensorImpl* ins[kMaxArity] = {};
   push(node, ins, self.storage, false);
+  self.storage->bump_version();
 }
 
 TensorRef convert(const TensorImpl& x, ScalarType dtype) {
@@ -189,6 +191,7 @@ void copy_into(const TensorImpl& self, const TensorImpl& src) {
   node.out = tensor_operand(self, self.geo);
   const TensorImpl* ins[kMaxArity] = {&src};
   push(node, ins, self.storage, false);
+  self.storage->bump_version();
 }
 
 void materialize(const TensorImpl& x, profiler::CutReason why, bool for_write) {

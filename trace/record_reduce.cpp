@@ -7,21 +7,23 @@
 
 namespace kiln::trace {
 
+std::int64_t reduction_mask(IntArrayRef dims, int nd, const char* op_name) {
+  if (dims.empty()) return (std::int64_t{1} << nd) - 1;
+  std::int64_t mask = 0;
+  for (std::int64_t d : dims) {
+    int w = wrap_dim(d, nd, op_name);
+    if (nd == 0) continue;  // reducing a zero-dim tensor over dim 0 is the identity
+    if (mask & (std::int64_t{1} << w))
+      throw ValueError(detail::cat("[", op_name, "] dim ", w, " appears multiple times in the list of dims ", dims));
+    mask |= std::int64_t{1} << w;
+  }
+  return mask;
+}
+
 TensorRef reduce(OpId op, const TensorImpl& x, IntArrayRef dims, bool keepdim) {
   const char* op_name = name(op);
   const int nd = x.geo.ndim;
-  std::int64_t mask = 0;
-  if (dims.empty()) {
-    mask = (std::int64_t{1} << nd) - 1;
-  } else {
-    for (std::int64_t d : dims) {
-      int w = wrap_dim(d, nd, op_name);
-      if (nd == 0) continue;  // reducing a zero-dim tensor over dim 0 is the identity
-      if (mask & (std::int64_t{1} << w))
-        throw ValueError(detail::cat("[", op_name, "] dim ", w, " appears multiple times in the list of dims ", dims));
-      mask |= std::int64_t{1} << w;
-    }
-  }
+  const std::int64_t mask = reduction_mask(dims, nd, op_name);
 
   DtypeRule rule = info(op).rule;
   if (rule != DtypeRule::Accumulate) {

@@ -48,6 +48,12 @@ class Storage {
   void poison(std::string message) { failure_ = std::make_shared<const std::string>(std::move(message)); }
   const std::string* failure() const { return failure_.get(); }
 
+  /// Counts the in-place writes recorded into this storage (LibTorch's
+  /// version counter, shared by every view): a value saved for backward
+  /// remembers it, so a later write is detected instead of silently used.
+  std::uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
   std::atomic<TraceBuffer*> writer{nullptr};
   std::atomic<std::int32_t> readers{0};
   /// (buffer serial << 32 | value slot) of the last buffer that looked this
@@ -63,6 +69,7 @@ class Storage {
   std::function<void(void*)> deleter_;
   bool borrowed_ = false;
   std::shared_ptr<const std::string> failure_;
+  std::atomic<std::uint32_t> version_{0};
 };
 
 }  // namespace kiln::trace

@@ -11,10 +11,19 @@
 
 namespace kiln::trace {
 
-struct TensorImpl {
+/// State a higher layer attaches to a tensor (the frontend's autograd
+/// metadata). trace/ only carries it: views and results start without one.
+struct TensorExtension {
+  virtual ~TensorExtension() = default;
+};
+
+// Owned through std::shared_ptr (TensorRef); autograd keeps the operands it
+// saves by handle, so it can take a reference from the bare object.
+struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   std::shared_ptr<Storage> storage;
   Geometry geo;
   ScalarType dtype = ScalarType::Float32;
+  std::shared_ptr<TensorExtension> autograd;
 };
 
 using TensorRef = std::shared_ptr<TensorImpl>;

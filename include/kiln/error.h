@@ -58,6 +58,15 @@ class OutOfMemory : public Error {
   using Error::Error;
 };
 
+/// Autograd was asked for something the recorded graph cannot give: backward
+/// of a tensor that does not require grad, a second backward through freed
+/// saved values, an in-place write to a leaf that requires grad or to a value
+/// saved for backward.
+class AutogradError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// An invariant inside kiln is broken: a kiln bug. Thrown by KILN_CHECK;
 /// the message starts with "[internal] file:line:".
 class InternalError : public Error {

@@ -74,6 +74,7 @@ const char* libm_name(OpId op) {
     case OpId::Sin: return "sin";
     case OpId::Cos: return "cos";
     case OpId::Tanh: return "tanh";
+    case OpId::Erf: return "erf";
     default: return nullptr;
   }
 }

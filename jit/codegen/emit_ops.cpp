@@ -23,7 +23,8 @@ OpEmitter op_emitter(OpId op) {
     case OpId::Rsqrt:
     case OpId::Sin:
     case OpId::Cos:
-    case OpId::Tanh: return {kFloatTypes, emit_math};
+    case OpId::Tanh:
+    case OpId::Erf: return {kFloatTypes, emit_math};
     case OpId::Sigmoid: return {kFloatTypes, emit_sigmoid};
     case OpId::Relu: return {kNumericTypes, emit_relu};
     case OpId::Gelu: return {kFloatTypes, emit_gelu};

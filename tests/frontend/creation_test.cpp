@@ -154,8 +154,11 @@ TEST(Creation, ScalarTensorIsZeroDim) {
   EXPECT_EQ(kiln::scalar_tensor(2, kiln::kInt32).item<std::int32_t>(), 2);
 }
 
-TEST(Creation, RequiresGradBeforeAutogradIsAValueError) {
-  EXPECT_THROW(kiln::zeros({2}, kiln::TensorOptions().requires_grad(true)), kiln::ValueError);
+TEST(Creation, RequiresGradOptionMakesALeafThatRequiresGrad) {
+  Tensor t = kiln::zeros({2}, kiln::TensorOptions().requires_grad(true));
+  EXPECT_TRUE(t.requires_grad());
+  EXPECT_TRUE(t.is_leaf());
+  EXPECT_FALSE(kiln::zeros({2}).requires_grad());
 }
 
 TEST(FromBlob, BorrowsMemoryBothWays) {

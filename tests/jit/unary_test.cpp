@@ -37,6 +37,7 @@ TEST(UnaryKernels, FloatingMathMatchesDoubleReference) {
     check_unary<T>(OpId::Sin, xs, in_double([](double x) { return std::sin(x); }));
     check_unary<T>(OpId::Cos, xs, in_double([](double x) { return std::cos(x); }));
     check_unary<T>(OpId::Tanh, xs, in_double([](double x) { return std::tanh(x); }));
+    check_unary<T>(OpId::Erf, xs, in_double([](double x) { return std::erf(x); }));
     check_unary<T>(OpId::Sigmoid, xs, in_double([](double x) { return 1 / (1 + std::exp(-x)); }));
     check_unary<T>(OpId::Gelu, xs, in_double([](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }), 0);
     const double k = std::sqrt(2 / std::numbers::pi);

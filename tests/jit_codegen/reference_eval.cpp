@@ -138,6 +138,7 @@ Value apply_float(const KernelInstr& in, const Value* a) {
     case OpId::Sin: return r(std::sin(x));
     case OpId::Cos: return r(std::cos(x));
     case OpId::Tanh: return r(std::tanh(x));
+    case OpId::Erf: return r(std::erf(x));
     case OpId::Sigmoid: return r(1 / round_to(t, 1 + round_to(t, std::exp(-x))));
     case OpId::Relu: return from_float(x < 0 ? 0.0 : x);
     case OpId::Gelu: return from_float(gelu(x, in.attr == 1, t));
@@ -223,6 +224,7 @@ bool has_transcendental(const KernelSpec& spec) {
       case OpId::Sin:
       case OpId::Cos:
       case OpId::Tanh:
+      case OpId::Erf:
       case OpId::Sigmoid:
       case OpId::Gelu: return true;
       case OpId::Pow:

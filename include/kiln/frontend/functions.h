@@ -27,6 +27,8 @@ Tensor rsqrt(const Tensor& x);
 Tensor sin(const Tensor& x);
 Tensor cos(const Tensor& x);
 Tensor tanh(const Tensor& x);
+/// The error function (gelu's gradient uses it).
+Tensor erf(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor relu(const Tensor& x);
 /// GELU; `approximate` is "none" (erf form, LibTorch's default) or "tanh".

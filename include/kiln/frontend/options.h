@@ -16,8 +16,8 @@ class TensorOptions {
     o.dtype_ = t;
     return o;
   }
-  /// Gradients come with kiln's autograd; until then asking for them throws
-  /// kiln::ValueError at the creation call rather than silently ignoring it.
+  /// The created tensor is a leaf that requires grad (kiln/autograd.h);
+  /// floating-point dtypes only.
   TensorOptions requires_grad(bool on) const {
     TensorOptions o = *this;
     o.requires_grad_ = on;

@@ -28,6 +28,9 @@ namespace kiln {
 namespace trace {
 struct TensorImpl;
 }
+namespace autograd {
+class Node;
+}
 
 class Tensor {
  public:
@@ -72,7 +75,36 @@ class Tensor {
   Tensor to(ScalarType dtype) const;
   Tensor clone() const;
   Tensor contiguous() const;
-  Tensor detach() const { return *this; }
+
+  // --- Autograd (kiln/autograd.h) ----------------------------------------
+  /// True for a leaf that asked for gradients and for every result computed
+  /// from one while gradient mode was on.
+  bool requires_grad() const;
+  /// Marks a leaf as requiring gradients (floating-point dtypes only).
+  Tensor& requires_grad_(bool requires_grad = true);
+  void set_requires_grad(bool requires_grad) { requires_grad_(requires_grad); }
+  /// The accumulated gradient (undefined until a backward reaches it).
+  const Tensor& grad() const;
+  Tensor& mutable_grad() const;
+  /// True unless the tensor was computed from one that requires grad.
+  bool is_leaf() const;
+  /// Keeps the gradient of a non-leaf in grad() on the next backward.
+  void retain_grad() const;
+  bool retains_grad() const;
+  /// The node that computed this tensor (null for leaves).
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  /// Which output of grad_fn() this tensor is.
+  std::int64_t output_nr() const;
+  /// In-place writes recorded into this tensor's storage so far.
+  std::uint32_t _version() const;
+  /// Gradients of this tensor with respect to the graph leaves (or `inputs`),
+  /// accumulated into their grad(); `gradient` may be omitted for scalars.
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false, std::optional<std::vector<Tensor>> inputs = std::nullopt) const;
+  /// The same data with no gradient history (shares storage).
+  Tensor detach() const;
+  /// Cuts this tensor from its history in place: it becomes a leaf that does not require grad.
+  Tensor& detach_();
 
   // --- Elementwise ------------------------------------------------------
   Tensor add(const Tensor& other, Scalar alpha = 1) const;
@@ -93,6 +125,7 @@ class Tensor {
   Tensor sin() const;
   Tensor cos() const;
   Tensor tanh() const;
+  Tensor erf() const;
   Tensor sigmoid() const;
   Tensor relu() const;
   Tensor pow(const Tensor& exponent) const;

@@ -1,0 +1,296 @@
+// The gradient formula of every primitive in trace/ops.def. Each receives
+// the gradient of the op's result and writes the gradient of each tensor
+// operand, in the result's shape; OpNode reduces broadcast dims and casts.
+#include "frontend/autograd/formulas.h"
+
+#include <cmath>
+#include <numbers>
+
+#include <kiln/error.h>
+#include <kiln/frontend/creation.h>
+#include <kiln/frontend/functions.h>
+
+#include "frontend/autograd/op_node.h"
+#include "frontend/handle.h"
+
+namespace kiln::autograd {
+
+using trace::OpId;
+
+namespace {
+
+// The dims in a reduction's bit mask, in ascending order.
+std::vector<std::int64_t> mask_dims(std::int64_t mask, std::size_t ndim) {
+  std::vector<std::int64_t> dims;
+  for (std::size_t d = 0; d < ndim; ++d)
+    if (mask >> d & 1) dims.push_back(static_cast<std::int64_t>(d));
+  return dims;
+}
+
+// --- Unary ---------------------------------------------------------------
+void copy_grad(const GradContext&, const Tensor& g, Tensor* gi) { gi[0] = g; }
+void neg_grad(const GradContext&, const Tensor& g, Tensor* gi) { gi[0] = -g; }
+void abs_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  Tensor x = c.input(0);
+  gi[0] = where(x > 0, g, where(x < 0, -g, 0));
+}
+void exp_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g * c.result(); }
+void log_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g / c.input(0); }
+void log1p_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g / (c.input(0) + 1); }
+void sqrt_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g / (c.result() * 2); }
+void rsqrt_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g * c.result().pow(3) * -0.5; }
+void sin_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g * c.input(0).cos(); }
+void cos_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = -(g * c.input(0).sin()); }
+void tanh_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  Tensor y = c.result();
+  gi[0] = g * (1 - y * y);
+}
+void sigmoid_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  Tensor y = c.result();
+  gi[0] = g * y * (1 - y);
+}
+void relu_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = where(c.result() > 0, g, 0); }
+void gelu_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  Tensor x = c.input(0);
+  if (c.attrs().i[0] == 1) {  // 0.5 x (1 + tanh(k (x + 0.044715 x^3)))
+    const double k = std::numbers::sqrt2 * std::numbers::inv_sqrtpi;
+    Tensor x2 = x * x;
+    Tensor t = ((x + x * x2 * 0.044715) * k).tanh();
+    gi[0] = g * ((t + 1) * 0.5 + x * (1 - t * t) * (x2 * (3 * 0.044715) + 1) * (0.5 * k));
+  } else {  // Phi(x) + x phi(x)
+    Tensor cdf = ((x * (std::numbers::sqrt2 / 2)).erf() + 1) * 0.5;
+    Tensor pdf = (x * x * -0.5).exp() * (std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+    gi[0] = g * (cdf + x * pdf);
+  }
+}
+void erf_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  Tensor x = c.input(0);
+  gi[0] = g * (x * x).neg().exp() * (2 * std::numbers::inv_sqrtpi);
+}
+
+// --- Binary and ternary --------------------------------------------------
+void add_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  if (c.needs(0)) gi[0] = g;
+  if (c.needs(1)) gi[1] = g;
+}
+void sub_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  if (c.needs(0)) gi[0] = g;
+  if (c.needs(1)) gi[1] = -g;
+}
+void mul_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  if (c.needs(0)) gi[0] = c.times(g, 1);
+  if (c.needs(1)) gi[1] = c.times(g, 0);
+}
+void div_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  // a / b: g / b and -g a / b^2, written with the result y = a / b.
+  Tensor gb = c.is_tensor(1) ? g / c.input(1) : g / c.scalar(1);
+  if (c.needs(0)) gi[0] = gb;
+  if (c.needs(1)) gi[1] = -(gb * c.result());
+}
+void pow_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  if (c.needs(0)) {  // b a^(b-1), zero where b == 0 (also at a == 0)
+    if (c.is_tensor(1)) {
+      Tensor a = c.input(0), b = c.input(1);
+      gi[0] = where(b == 0, 0, g * b * a.pow(b - 1));
+    } else {
+      Scalar e = c.scalar(1);
+      gi[0] = e.to_double() == 0 ? g * 0 : g * e * c.input(0).pow(e.to_double() - 1);
+    }
+  }
+  if (c.needs(1)) {  // a^b log(a), zero where a == 0 and b >= 0
+    Tensor b = c.input(1);
+    Tensor y = c.result();
+    if (c.is_tensor(0)) {
+      Tensor a = c.input(0);
+      gi[1] = where((a == 0).logical_and(b >= 0), 0, g * y * a.log());
+    } else {
+      double a = c.scalar(0).to_double();
+      gi[1] = a == 0 ? where(b >= 0, 0, g * y * -INFINITY) : g * y * std::log(a);
+    }
+  }
+}
+// maximum / minimum of two tensors split the gradient evenly at ties, as
+// LibTorch does; against a number (clamp) the bound is inclusive.
+void extremum_grad(const GradContext& c, const Tensor& g, Tensor* gi, bool is_max) {
+  Tensor a = c.input(0);
+  if (!c.is_tensor(1)) {
+    gi[0] = where(is_max ? a >= c.scalar(1) : a <= c.scalar(1), g, 0);
+    return;
+  }
+  Tensor b = c.input(1);
+  Tensor half = where(a == b, g / 2, g);
+  if (c.needs(0)) gi[0] = where(is_max ? a < b : a > b, 0, half);
+  if (c.needs(1)) gi[1] = where(is_max ? a > b : a < b, 0, half);
+}
+void maximum_grad(const GradContext& c, const Tensor& g, Tensor* gi) { extremum_grad(c, g, gi, true); }
+void minimum_grad(const GradContext& c, const Tensor& g, Tensor* gi) { extremum_grad(c, g, gi, false); }
+void where_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  Tensor cond = c.input(0);
+  if (c.needs(1)) gi[1] = where(cond, g, 0);
+  if (c.needs(2)) gi[2] = where(cond, 0, g);
+}
+
+// --- Reductions (attr i0: dim mask, i1: keepdim) --------------------------
+Tensor expand_grad(const GradContext& c, const Tensor& t) {
+  return expand_reduced(t, c.input_shape(0), c.attrs().i[0], c.attrs().i[1] != 0);
+}
+void sum_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = expand_grad(c, g); }
+void prod_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  // y / x where x has no zero; with one zero in a slice, that element gets
+  // the product of the others and the rest 0; with more, every element 0.
+  Tensor x = c.input(0);
+  std::vector<std::int64_t> dims = mask_dims(c.attrs().i[0], x.dim());
+  Tensor gy = expand_grad(c, g), y = expand_grad(c, c.result());
+  Tensor zero = x == 0;
+  Tensor zeros_in_slice = zero.to(x.dtype()).sum(dims, true);
+  Tensor others = frontend::reduce(OpId::Prod, where(zero, 1, x), dims, true);
+  gi[0] = gy * where(zeros_in_slice == 0, y / x, where(zero.logical_and(zeros_in_slice == 1), others, 0));
+}
+void extremum_reduce_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  // Split evenly between the elements that attain the extremum.
+  Tensor x = c.input(0);
+  Tensor hit = (x == expand_grad(c, c.result())).to(g.dtype());
+  std::vector<std::int64_t> dims = mask_dims(c.attrs().i[0], x.dim());
+  Tensor count = dims.empty() ? hit.sum() : hit.sum(dims, true);
+  gi[0] = expand_grad(c, g) * hit / count;
+}
+
+// --- Matrix product and indexing -----------------------------------------
+void matmul_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  if (c.needs(0)) gi[0] = matmul(g, c.input(1).transpose(-1, -2));
+  if (c.needs(1)) gi[1] = matmul(c.input(0).transpose(-1, -2), g);
+}
+// index_select / gather scatter the gradient back to the positions read,
+// written as products with a one-hot matrix of the indices.
+Tensor move_axis(const Tensor& t, std::int64_t from, std::int64_t to) {
+  std::vector<std::int64_t> perm;
+  for (std::int64_t d = 0; d < t.dim(); ++d)
+    if (d != from) perm.push_back(d);
+  perm.insert(perm.begin() + to, from);
+  return t.permute(perm);
+}
+void index_select_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  IntArrayRef src_shape = c.input_shape(0);
+  if (src_shape.empty()) {  // a zero-dim source: the one element read
+    gi[0] = g.reshape({});
+    return;
+  }
+  std::int64_t dim = c.attrs().i[0];
+  std::int64_t n = src_shape[dim];
+  Tensor index = c.input(1).reshape({-1, 1});
+  Tensor onehot = (index == arange(n, kInt64).reshape({1, n})).to(g.dtype());  // [len, n]
+  Tensor front = move_axis(g, dim, 0);                                          // [len, rest...]
+  std::vector<std::int64_t> shape = front.sizes().vec();
+  shape[0] = n;
+  gi[0] = move_axis(matmul(onehot.t(), front.reshape({front.size(0), -1})).reshape(shape), 0, dim);
+}
+void gather_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  // Source position j along dim collects the gradients whose index is j.
+  IntArrayRef src_shape = c.input_shape(0);
+  if (src_shape.empty()) {
+    gi[0] = g.reshape({});
+    return;
+  }
+  std::int64_t dim = c.attrs().i[0];
+  std::int64_t n = src_shape[dim];
+  Tensor hit = (c.input(1).unsqueeze(-1) == arange(n, kInt64)).to(g.dtype());  // [idx..., n]
+  Tensor r = move_axis((g.unsqueeze(-1) * hit).sum({dim}, false), g.dim() - 1, dim);
+  for (std::int64_t d = 0; d < r.dim(); ++d)  // an index smaller than the source outside dim
+    if (r.size(d) < src_shape[d]) {
+      std::vector<std::int64_t> pad = r.sizes().vec();
+      pad[d] = src_shape[d] - r.size(d);
+      r = cat({r, zeros(pad, r.dtype())}, d);
+    }
+  gi[0] = r;
+}
+
+}  // namespace
+
+bool is_differentiable(OpId op) {
+  const trace::OpInfo& oi = trace::info(op);
+  if (oi.kind == trace::OpKind::Creation) return false;
+  return oi.rule != trace::DtypeRule::Compare && oi.rule != trace::DtypeRule::Logical &&
+         oi.rule != trace::DtypeRule::Index;
+}
+
+const GradFormula& grad_formula(OpId op) {
+  // No default: -Wswitch names an op added to ops.def without an entry here.
+  static constexpr GradFormula kNone{nullptr, 0, nullptr};
+  constexpr std::uint8_t x = saves_operand(0), y = kSavesResult, both = saves_operand(0) | saves_operand(1);
+  switch (op) {
+    case OpId::Fill:
+    case OpId::Iota:
+    case OpId::Linspace:
+    case OpId::Eye:
+    case OpId::RandUniform:
+    case OpId::RandNormal:
+    case OpId::LogicalNot:
+    case OpId::Eq:
+    case OpId::Ne:
+    case OpId::Lt:
+    case OpId::Le:
+    case OpId::Gt:
+    case OpId::Ge:
+    case OpId::LogicalAnd:
+    case OpId::LogicalOr:
+    case OpId::Argmax:
+    case OpId::Argmin: return kNone;
+    case OpId::Copy: { static constexpr GradFormula f{"CopyBackwards", 0, copy_grad}; return f; }
+    case OpId::Neg: { static constexpr GradFormula f{"NegBackward0", 0, neg_grad}; return f; }
+    case OpId::Abs: { static constexpr GradFormula f{"AbsBackward0", x, abs_grad}; return f; }
+    case OpId::Exp: { static constexpr GradFormula f{"ExpBackward0", y, exp_grad}; return f; }
+    case OpId::Log: { static constexpr GradFormula f{"LogBackward0", x, log_grad}; return f; }
+    case OpId::Log1p: { static constexpr GradFormula f{"Log1PBackward0", x, log1p_grad}; return f; }
+    case OpId::Sqrt: { static constexpr GradFormula f{"SqrtBackward0", y, sqrt_grad}; return f; }
+    case OpId::Rsqrt: { static constexpr GradFormula f{"RsqrtBackward0", y, rsqrt_grad}; return f; }
+    case OpId::Sin: { static constexpr GradFormula f{"SinBackward0", x, sin_grad}; return f; }
+    case OpId::Cos: { static constexpr GradFormula f{"CosBackward0", x, cos_grad}; return f; }
+    case OpId::Tanh: { static constexpr GradFormula f{"TanhBackward0", y, tanh_grad}; return f; }
+    case OpId::Sigmoid: { static constexpr GradFormula f{"SigmoidBackward0", y, sigmoid_grad}; return f; }
+    case OpId::Relu: { static constexpr GradFormula f{"ReluBackward0", y, relu_grad}; return f; }
+    case OpId::Gelu: { static constexpr GradFormula f{"GeluBackward0", x, gelu_grad}; return f; }
+    case OpId::Erf: { static constexpr GradFormula f{"ErfBackward0", x, erf_grad}; return f; }
+    case OpId::Add: { static constexpr GradFormula f{"AddBackward0", 0, add_grad}; return f; }
+    case OpId::Sub: { static constexpr GradFormula f{"SubBackward0", 0, sub_grad}; return f; }
+    case OpId::Mul: { static constexpr GradFormula f{"MulBackward0", both, mul_grad}; return f; }
+    case OpId::Div: { static constexpr GradFormula f{"DivBackward0", saves_operand(1) | y, div_grad}; return f; }
+    case OpId::Pow: { static constexpr GradFormula f{"PowBackward0", both | y, pow_grad}; return f; }
+    case OpId::Maximum: { static constexpr GradFormula f{"MaximumBackward0", both, maximum_grad}; return f; }
+    case OpId::Minimum: { static constexpr GradFormula f{"MinimumBackward0", both, minimum_grad}; return f; }
+    case OpId::Where: { static constexpr GradFormula f{"WhereBackward0", x, where_grad}; return f; }
+    case OpId::Sum: { static constexpr GradFormula f{"SumBackward1", 0, sum_grad}; return f; }
+    case OpId::Prod: { static constexpr GradFormula f{"ProdBackward1", x | y, prod_grad}; return f; }
+    case OpId::Amax: { static constexpr GradFormula f{"AmaxBackward0", x | y, extremum_reduce_grad}; return f; }
+    case OpId::Amin: { static constexpr GradFormula f{"AminBackward0", x | y, extremum_reduce_grad}; return f; }
+    case OpId::MatMul: { static constexpr GradFormula f{"MmBackward0", both, matmul_grad}; return f; }
+    case OpId::IndexSelect: {
+      static constexpr GradFormula f{"IndexSelectBackward0", saves_operand(1), index_select_grad};
+      return f;
+    }
+    case OpId::Gather: { static constexpr GradFormula f{"GatherBackward0", saves_operand(1), gather_grad}; return f; }
+  }
+  return kNone;
+}
+
+Tensor sum_to(const Tensor& g, IntArrayRef shape) {
+  if (g.sizes() == shape) return g;
+  std::int64_t lead = g.dim() - static_cast<std::int64_t>(shape.size());
+  std::vector<std::int64_t> dims;
+  for (std::int64_t d = 0; d < g.dim(); ++d)
+    if (d < lead || (shape[d - lead] == 1 && g.size(d) != 1)) dims.push_back(d);
+  Tensor r = dims.empty() ? g : g.sum(dims, true);
+  return r.reshape(shape);
+}
+
+Tensor expand_reduced(const Tensor& g, IntArrayRef shape, std::int64_t mask, bool keepdim) {
+  Tensor r = g;
+  if (!keepdim && !shape.empty()) {
+    std::vector<std::int64_t> kept(shape.begin(), shape.end());
+    for (std::size_t d = 0; d < shape.size(); ++d)
+      if (mask >> d & 1) kept[d] = 1;
+    r = r.reshape(kept);
+  }
+  return r.expand(shape);
+}
+
+}  // namespace kiln::autograd

@@ -1,0 +1,65 @@
+#include "frontend/autograd/meta.h"
+
+#include <sstream>
+
+#include "frontend/autograd/accumulate_grad.h"
+#include "frontend/autograd/node_hooks.h"
+
+namespace kiln::autograd {
+
+namespace {
+thread_local std::uint64_t next_sequence_nr = 0;
+}
+
+Node::Node(std::vector<Edge> next_edges, std::uint32_t num_inputs)
+    : next_edges_(std::move(next_edges)), num_inputs_(num_inputs), sequence_nr_(next_sequence_nr++) {}
+Node::~Node() = default;
+
+NodeHooks& Node::hooks() {
+  if (!hooks_) hooks_ = std::make_unique<NodeHooks>();
+  return *hooks_;
+}
+
+AutogradMeta& ensure_meta(trace::TensorImpl& t) {
+  if (!t.autograd) t.autograd = std::make_shared<AutogradMeta>();
+  return *meta(t);
+}
+
+Edge gradient_edge(const trace::TensorImpl& t) {
+  AutogradMeta* m = meta(t);
+  if (!m) return {};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
+  if (!m->requires_grad) return {};
+  std::shared_ptr<Node> acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(std::static_pointer_cast<AutogradMeta>(t.autograd), t.geo.shape(),
+                                           t.dtype);
+    m->grad_accumulator = acc;
+  }
+  return {std::move(acc), 0};
+}
+
+void set_history(trace::TensorImpl& t, std::shared_ptr<Node> fn, std::uint32_t output_nr) {
+  AutogradMeta& m = ensure_meta(t);
+  if (m.retains_grad) {  // the retained gradient follows the tensor to its new node
+    auto self = std::static_pointer_cast<AutogradMeta>(t.autograd);
+    if (m.grad_fn && m.grad_fn->has_hooks())
+      std::erase_if(m.grad_fn->hooks().retained, [&](const auto& h) { return h.second.lock() == self; });
+    if (fn) fn->hooks().retained.emplace_back(output_nr, self);
+  }
+  m.grad_fn = std::move(fn);
+  m.output_nr = output_nr;
+}
+
+void set_view_base(trace::TensorImpl& view, const trace::TensorImpl& base, const trace::TensorRef& base_ref) {
+  const AutogradMeta* bm = meta(base);
+  ensure_meta(view).view_base = bm && bm->view_base ? bm->view_base : base_ref;
+}
+
+std::string describe(const trace::TensorImpl& t) {
+  std::ostringstream out;
+  out << "[" << t.dtype << " " << t.geo.shape() << "]";
+  return out.str();
+}
+
+}  // namespace kiln::autograd

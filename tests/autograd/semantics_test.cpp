@@ -1,0 +1,249 @@
+// What a LibTorch user relies on from autograd, one behaviour per test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <thread>
+
+#include <kiln/kiln.h>
+
+namespace {
+
+using kiln::Tensor;
+
+std::vector<double> values(const Tensor& t) { return t.to_vector<double>(); }
+
+TEST(Autograd, LeavesNonLeavesAndNodeNames) {
+  Tensor x = kiln::ones({2, 2}, kiln::requires_grad());
+  EXPECT_TRUE(x.requires_grad());
+  EXPECT_TRUE(x.is_leaf());
+  EXPECT_EQ(x.grad_fn(), nullptr);
+  Tensor y = x + 2;
+  EXPECT_FALSE(y.is_leaf());
+  EXPECT_EQ(y.grad_fn()->name(), "AddBackward0");
+  EXPECT_EQ((y * y).grad_fn()->name(), "MulBackward0");
+  EXPECT_EQ(y.mean().grad_fn()->name(), "MeanBackward0");
+  EXPECT_EQ(y.sum().grad_fn()->name(), "SumBackward0");
+  EXPECT_EQ(y.sum({0}).grad_fn()->name(), "SumBackward1");
+  EXPECT_EQ(kiln::mm(y, y).grad_fn()->name(), "MmBackward0");
+  EXPECT_EQ(y.t().grad_fn()->name(), "TBackward0");
+  EXPECT_EQ(y.softmax(1).grad_fn()->name(), "SoftmaxBackward0");
+  EXPECT_EQ(y.grad_fn()->next_edges().size(), 2u);
+  Tensor plain = kiln::ones({2});
+  EXPECT_FALSE((plain * 2).requires_grad());
+}
+
+TEST(Autograd, TheAutogradTutorialValues) {
+  Tensor x = kiln::ones({2, 2}, kiln::requires_grad());
+  Tensor out = ((x + 2) * (x + 2) * 3).mean();
+  out.backward();
+  EXPECT_EQ(values(x.grad()), std::vector<double>(4, 4.5));
+}
+
+TEST(Autograd, GradientsAccumulateAcrossBackwardCalls) {
+  Tensor x = kiln::tensor({1.0, 2.0}, kiln::TensorOptions(kiln::kFloat64).requires_grad(true));
+  (x * x).sum().backward();
+  (x * 3).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{5, 7}));
+  x.mutable_grad() = Tensor();
+  (x * 3).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{3, 3}));
+}
+
+TEST(Autograd, VectorJacobianProductAndBroadcastingReducesBack) {
+  Tensor a = kiln::ones({3, 1}, kiln::requires_grad());
+  Tensor b = kiln::ones({4}, kiln::requires_grad());
+  Tensor y = a * b * 2;  // [3, 4]
+  y.backward(kiln::ones({3, 4}));
+  EXPECT_EQ(a.grad().sizes(), (std::vector<std::int64_t>{3, 1}));
+  EXPECT_EQ(values(a.grad()), std::vector<double>(3, 8));
+  EXPECT_EQ(values(b.grad()), std::vector<double>(4, 6));
+}
+
+TEST(Autograd, RetainGraphAllowsASecondBackward) {
+  Tensor x = kiln::tensor({2.0}, kiln::TensorOptions().requires_grad(true));
+  Tensor y = x.exp();
+  y.backward({}, true);
+  y.backward();
+  EXPECT_NEAR(values(x.grad())[0], 2 * std::exp(2.0), 1e-4);
+  EXPECT_THROW(y.backward(), kiln::AutogradError);
+}
+
+TEST(Autograd, HigherOrderGradients) {
+  Tensor x = kiln::tensor({1.5}, kiln::TensorOptions(kiln::kFloat64).requires_grad(true));
+  Tensor y = x.pow(3);
+  Tensor dy = kiln::autograd::grad({y}, {x}, {}, std::nullopt, true)[0];
+  EXPECT_DOUBLE_EQ(values(dy)[0], 3 * 1.5 * 1.5);
+  Tensor d2y = kiln::autograd::grad({dy}, {x}, {}, std::nullopt, true)[0];
+  EXPECT_DOUBLE_EQ(values(d2y)[0], 6 * 1.5);
+  d2y.backward();
+  EXPECT_DOUBLE_EQ(values(x.grad())[0], 6);
+}
+
+TEST(Autograd, GradDoesNotAccumulateAndReportsUnusedInputs) {
+  Tensor x = kiln::ones({2}, kiln::requires_grad());
+  Tensor z = kiln::ones({2}, kiln::requires_grad());
+  Tensor y = (x * 4).sum();
+  EXPECT_THROW(kiln::autograd::grad({y}, {x, z}, {}, true), kiln::AutogradError);
+  auto g = kiln::autograd::grad({y}, {x, z}, {}, std::nullopt, false, true);
+  EXPECT_EQ(values(g[0]), std::vector<double>(2, 4));
+  EXPECT_FALSE(g[1].defined());
+  EXPECT_FALSE(x.grad().defined());
+}
+
+TEST(Autograd, BackwardWithInputsAccumulatesOnlyThere) {
+  Tensor x = kiln::ones({2}, kiln::requires_grad());
+  Tensor w = kiln::ones({2}, kiln::requires_grad());
+  (x * w * 3).sum().backward({}, std::nullopt, false, std::vector<Tensor>{w});
+  EXPECT_FALSE(x.grad().defined());
+  EXPECT_EQ(values(w.grad()), std::vector<double>(2, 3));
+}
+
+TEST(Autograd, RetainGradKeepsANonLeafGradient) {
+  Tensor x = kiln::ones({2}, kiln::requires_grad());
+  Tensor h = x * 2;
+  h.retain_grad();
+  EXPECT_TRUE(h.retains_grad());
+  (h * h).sum().backward();
+  EXPECT_EQ(values(h.grad()), std::vector<double>(2, 4));
+  EXPECT_EQ(values(x.grad()), std::vector<double>(2, 8));
+}
+
+TEST(Autograd, ModesDetachAndIntegerTensors) {
+  Tensor x = kiln::ones({2}, kiln::requires_grad());
+  {
+    kiln::NoGradGuard guard;
+    EXPECT_FALSE((x * 2).requires_grad());
+    EXPECT_FALSE(kiln::GradMode::is_enabled());
+    kiln::AutoGradMode on(true);
+    EXPECT_TRUE((x * 2).requires_grad());
+  }
+  {
+    kiln::InferenceMode guard;
+    EXPECT_TRUE(kiln::InferenceMode::is_enabled());
+    EXPECT_FALSE((x * 2).requires_grad());
+  }
+  EXPECT_TRUE((x * 2).requires_grad());
+  Tensor d = x.detach();
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_TRUE(d.is_same_storage(x));
+  Tensor y = x * 2;
+  y.detach_();
+  EXPECT_TRUE(y.is_leaf());
+  EXPECT_FALSE(y.requires_grad());
+  Tensor i = kiln::arange(4);
+  EXPECT_FALSE((i * x.sum().to(kiln::kInt64)).requires_grad());
+  EXPECT_FALSE(x.argmax().requires_grad());
+  EXPECT_FALSE((x > 0).requires_grad());
+}
+
+TEST(Autograd, NoGradGuardIsPerThread) {
+  Tensor x = kiln::ones({2}, kiln::requires_grad());
+  kiln::NoGradGuard guard;
+  bool other_thread_records = false;
+  std::thread t([&] { other_thread_records = (x * 2).requires_grad(); });
+  t.join();
+  EXPECT_TRUE(other_thread_records);
+  EXPECT_FALSE((x * 2).requires_grad());
+}
+
+TEST(Autograd, InPlaceOnNonLeafRebasesHistory) {
+  Tensor x = kiln::tensor({1.0, 2.0}, kiln::TensorOptions(kiln::kFloat64).requires_grad(true));
+  Tensor y = x * 1.0;
+  y.mul_(x);  // y = x^2
+  EXPECT_EQ(y.grad_fn()->name(), "MulBackward0");
+  y.sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{2, 4}));
+}
+
+TEST(Autograd, InPlaceOpReadingItsOwnTargetIsCaughtAsLibTorchDoes) {
+  Tensor x = kiln::tensor({1.0, 2.0}, kiln::TensorOptions(kiln::kFloat64).requires_grad(true));
+  Tensor y = x * 1.0;
+  y.mul_(y);  // the saved operand y is the tensor the op overwrote
+  EXPECT_THROW(y.sum().backward(), kiln::AutogradError);
+}
+
+TEST(Autograd, InPlaceThroughAViewReachesTheBase) {
+  Tensor x = kiln::tensor({1.0, 2.0, 3.0}, kiln::TensorOptions(kiln::kFloat64).requires_grad(true));
+  Tensor y = x * 1.0;
+  y.narrow(0, 1, 2).mul_(10.0);
+  EXPECT_EQ(y.grad_fn()->name(), "CopySlices");
+  y.sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{1, 10, 10}));
+}
+
+TEST(Autograd, VersionCounterCountsInPlaceWrites) {
+  Tensor x = kiln::zeros({3});
+  EXPECT_EQ(x._version(), 0u);
+  x.add_(1);
+  x.narrow(0, 0, 1).fill_(2);
+  EXPECT_EQ(x._version(), 2u);
+}
+
+TEST(Autograd, CreationOptionsAndRequiresGradFlag) {
+  EXPECT_TRUE(kiln::randn({3}, kiln::requires_grad()).requires_grad());
+  EXPECT_TRUE(kiln::tensor({1.0, 2.0}, kiln::TensorOptions().requires_grad(true)).requires_grad());
+  Tensor a = kiln::zeros({2});
+  a.requires_grad_();
+  EXPECT_TRUE(a.requires_grad());
+  a.requires_grad_(false);
+  EXPECT_FALSE(a.requires_grad());
+}
+
+struct Square : kiln::autograd::Function<Square> {
+  static Tensor forward(kiln::autograd::AutogradContext* ctx, Tensor x, double scale) {
+    ctx->save_for_backward({x});
+    ctx->saved_data["scale"] = scale;
+    return x * x * scale;
+  }
+  static kiln::autograd::variable_list backward(kiln::autograd::AutogradContext* ctx,
+                                                kiln::autograd::variable_list grads) {
+    Tensor x = ctx->get_saved_variables()[0];
+    return {grads[0] * 2 * x * ctx->saved_data["scale"].toDouble(), Tensor()};
+  }
+};
+
+struct ScaleInPlace : kiln::autograd::Function<ScaleInPlace> {
+  static Tensor forward(kiln::autograd::AutogradContext* ctx, Tensor x) {
+    ctx->mark_dirty({x});
+    return x.mul_(3);
+  }
+  static kiln::autograd::variable_list backward(kiln::autograd::AutogradContext*, kiln::autograd::variable_list g) {
+    return {g[0] * 3};
+  }
+};
+
+TEST(Autograd, CustomFunctions) {
+  Tensor x = kiln::tensor({1.0, -2.0}, kiln::TensorOptions(kiln::kFloat64).requires_grad(true));
+  Tensor y = Square::apply(x, 0.5);
+  EXPECT_EQ(y.grad_fn()->name(), "(anonymous namespace)::Square");
+  y.sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{1, -2}));
+  Tensor h = x * 1.0;
+  Tensor z = ScaleInPlace::apply(h);
+  EXPECT_TRUE(z.is_same_storage(h));
+  z.sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{4, 1}));
+  Tensor plain = kiln::ones({2}, kiln::kFloat64);
+  EXPECT_FALSE(Square::apply(plain, 2.0).requires_grad());
+}
+
+TEST(Autograd, BackwardOpsAreDeferredAndJoinTheTrace) {
+  Tensor x = kiln::ones({4}, kiln::requires_grad());
+  std::uint64_t before = kiln::stats().segments_run;
+  Tensor loss = ((x * 2).exp() + x).sum();
+  loss.backward();
+  EXPECT_EQ(kiln::stats().segments_run, before) << "backward ran something instead of recording it";
+  EXPECT_NEAR(values(x.grad())[0], 2 * std::exp(2.0) + 1, 1e-4);
+}
+
+TEST(Autograd, DtypeConversionPassesTheGradientBackInTheSourceDtype) {
+  Tensor x = kiln::tensor({0.5, -1.0}, kiln::TensorOptions(kiln::kFloat64).requires_grad(true));
+  Tensor y = (x * 4).to(kiln::kFloat32);
+  EXPECT_EQ(y.grad_fn()->name(), "ToCopyBackward0");
+  y.sum().backward();
+  EXPECT_EQ(x.grad().dtype(), kiln::kFloat64);
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{4, 4}));
+  EXPECT_EQ(x.clone().grad_fn()->name(), "CloneBackward0");
+}
+
+}  // namespace
