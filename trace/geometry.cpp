@@ -7,6 +7,7 @@
 namespace kiln::trace {
 
 bool Geometry::is_contiguous() const {
+  if (numel() == 0) return true;  // no element, no stride ever used (as LibTorch)
   std::int64_t expected = 1;
   for (int d = ndim - 1; d >= 0; --d) {
     if (sizes[d] == 1) continue;  // a size-1 dim's stride is never used

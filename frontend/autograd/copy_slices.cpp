@@ -105,6 +105,18 @@ void rebase_view_history(const Tensor& view, std::shared_ptr<Node> op_node) {
   set_history(base, slices);
   vm.grad_fn = std::make_shared<AsStridedBackward>(Edge{slices, 0}, region, base.geo);
   vm.output_nr = 0;
+  vm.view_version = base.storage->version();
+}
+
+void refresh_view_history(const trace::TensorImpl& view) {
+  AutogradMeta& vm = *meta(view);
+  const std::uint32_t now = view.storage->version();
+  if (vm.view_version == now) return;
+  vm.view_version = now;
+  trace::TensorImpl& base = *vm.view_base;
+  if (!requires_grad(base)) return;
+  vm.grad_fn = std::make_shared<AsStridedBackward>(gradient_edge(base), relative_geometry(view, base), base.geo);
+  vm.output_nr = 0;
 }
 
 }  // namespace kiln::autograd

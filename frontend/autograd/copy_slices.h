@@ -11,6 +11,11 @@ namespace kiln::autograd {
 /// value); makes it part of the view base's history.
 void rebase_view_history(const Tensor& view, std::shared_ptr<Node> op_node);
 
+/// When the storage of `view` was written since its grad_fn was set (an
+/// in-place op on its base or on another view), re-derives its history from
+/// the base's current one (AsStridedBackward0), as LibTorch does.
+void refresh_view_history(const trace::TensorImpl& view);
+
 /// Zeros of `shape` with `g` in the region that slice (or select, with
 /// `select`) along `dim` from `start` by `step` reads: the backward of those
 /// views, differentiable again (its gradient is the same view).

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "frontend/autograd/accumulate_grad.h"
+#include "frontend/autograd/copy_slices.h"
 #include "frontend/autograd/node_hooks.h"
 
 namespace kiln::autograd {
@@ -28,6 +29,7 @@ AutogradMeta& ensure_meta(trace::TensorImpl& t) {
 Edge gradient_edge(const trace::TensorImpl& t) {
   AutogradMeta* m = meta(t);
   if (!m) return {};
+  if (m->view_base) refresh_view_history(t);
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();
@@ -53,7 +55,9 @@ void set_history(trace::TensorImpl& t, std::shared_ptr<Node> fn, std::uint32_t o
 
 void set_view_base(trace::TensorImpl& view, const trace::TensorImpl& base, const trace::TensorRef& base_ref) {
   const AutogradMeta* bm = meta(base);
-  ensure_meta(view).view_base = bm && bm->view_base ? bm->view_base : base_ref;
+  AutogradMeta& vm = ensure_meta(view);
+  vm.view_base = bm && bm->view_base ? bm->view_base : base_ref;
+  vm.view_version = view.storage->version();
 }
 
 std::string describe(const trace::TensorImpl& t) {

@@ -20,6 +20,10 @@ struct AutogradMeta final : trace::TensorExtension {
   // For a view of a tensor that autograd tracks: the tensor it is a view
   // of, whose history an in-place write through the view rewrites.
   trace::TensorRef view_base;
+  // The storage version the view's grad_fn describes: after a write into
+  // the storage by anyone else, the view's history is re-derived from the
+  // base's (LibTorch's attr_version).
+  std::uint32_t view_version = 0;
 };
 
 inline AutogradMeta* meta(const trace::TensorImpl& t) { return static_cast<AutogradMeta*>(t.autograd.get()); }

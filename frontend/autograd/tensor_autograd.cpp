@@ -1,6 +1,7 @@
 // Tensor's autograd members (kiln/autograd.h).
 #include <kiln/error.h>
 
+#include "frontend/autograd/copy_slices.h"
 #include "frontend/autograd/meta.h"
 #include "frontend/autograd/node_hooks.h"
 #include "frontend/handle.h"
@@ -54,6 +55,7 @@ void Tensor::retain_grad() const {
     throw AutogradError(kiln::detail::cat("[retain_grad] can't retain_grad on Tensor that has requires_grad=False (",
                                     autograd::describe(impl), ")"));
   AutogradMeta& m = *meta(impl);
+  if (m.view_base) autograd::refresh_view_history(impl);
   if (!m.grad_fn || m.retains_grad) return;  // leaves keep their gradient anyway
   m.retains_grad = true;
   m.grad_fn->hooks().retained.emplace_back(m.output_nr, std::static_pointer_cast<AutogradMeta>(impl_->autograd));
@@ -65,7 +67,9 @@ bool Tensor::retains_grad() const {
 }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
-  const AutogradMeta* m = meta(frontend::unwrap(*this, "grad_fn"));
+  const trace::TensorImpl& impl = frontend::unwrap(*this, "grad_fn");
+  const AutogradMeta* m = meta(impl);
+  if (m && m->view_base) autograd::refresh_view_history(impl);
   return m ? m->grad_fn : nullptr;
 }
 

@@ -79,10 +79,36 @@ class Program {
     log("DEFECT: " + what);
   }
 
+  /// Gradients: every leaf's values move by `eps` along a fixed random
+  /// direction (the same in every run of a seed), and with `track` each
+  /// leaf's kiln tensor is a copy of a root that requires grad, so that the
+  /// program may write it in place (roots() holds them, directions() the
+  /// direction of each).
+  void differentiate(bool track, double eps) {
+    track_ = track;
+    eps_ = eps;
+  }
+  const std::vector<kiln::Tensor>& roots() const { return roots_; }
+  const std::vector<std::vector<double>>& directions() const { return directions_; }
+
   /// Adds a fresh leaf of shape `s`.
   Entry leaf(const Shape& s) {
     Ref r = random_values(s);
-    Entry e{kref::make(r, dt_), View::fresh(r), name()};
+    kiln::Tensor t = kref::make(r, dt_);
+    if (track_ || eps_ != 0) {
+      std::vector<double> d(r.v.size());
+      for (std::size_t i = 0; i < d.size(); ++i) {
+        d[i] = std::uniform_real_distribution<double>(-1, 1)(direction_gen_);
+        r.v[i] += eps_ * d[i];
+      }
+      directions_.push_back(std::move(d));
+      t = kref::make(r, dt_);
+      if (track_) {
+        roots_.push_back(t.requires_grad_(true));
+        t = t.clone();
+      }
+    }
+    Entry e{std::move(t), View::fresh(r), name()};
     note_magnitude(max_abs(r));
     log(e.name + " = leaf " + shape_str(s));
     return e;
@@ -174,6 +200,11 @@ class Program {
 
   unsigned seed_;
   std::mt19937 gen_;
+  std::mt19937 direction_gen_{seed_ + 1};
+  bool track_ = false;
+  double eps_ = 0;
+  std::vector<kiln::Tensor> roots_;
+  std::vector<std::vector<double>> directions_;
   kiln::ScalarType dt_;
   std::vector<Entry> pool_;
   std::vector<std::string> log_;

@@ -42,6 +42,21 @@ TEST_P(RandomPrograms, RepeatedProgramsStayCorrectAsTheirSegmentsGetHot) {
   }
 }
 
+TEST(RandomProgramsBackward, GradientsMatchCentralDifferences) {
+  // Float64 programs with backward through a weighted sum of everything
+  // live; some rightly refuse (a saved tensor written in place), most check.
+  int checked_count = 0, failures = 0;
+  constexpr int kCount = 200;
+  for (unsigned seed = 7000; seed < 7000 + kCount && failures < 3; ++seed) {
+    bool checked = false;
+    ::testing::AssertionResult r = rprog::run_program_backward(seed, checked);
+    if (!r) ++failures;
+    EXPECT_TRUE(r) << "reproduce with run_program_backward(" << seed << ")";
+    checked_count += checked;
+  }
+  EXPECT_GE(checked_count, kCount / 2) << "programs whose gradient was compared";
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, RandomPrograms, ::testing::Values(kiln::kFloat64, kiln::kFloat32, kiln::kInt64),
                          [](const auto& info) { return std::string(kiln::to_string(info.param)); });
 
