@@ -47,6 +47,37 @@ class FnOp final : public Op {
 
 std::unique_ptr<Op> op(std::function<at::Tensor()> f) { return std::make_unique<FnOp>(std::move(f)); }
 
+Floats flat(const at::Tensor& t) {
+  at::Tensor c = t.contiguous();
+  return Floats(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+// A training step with autograd on: the leaves' gradients reset (to none, as
+// zero_grad(set_to_none) does), loss(leaves).backward().
+class TrainOp final : public Op {
+ public:
+  using Loss = std::function<at::Tensor(const std::vector<at::Tensor>&)>;
+  TrainOp(std::vector<at::Tensor> leaves, Loss loss) : leaves_(std::move(leaves)), loss_(std::move(loss)) {
+    for (at::Tensor& l : leaves_) l.requires_grad_(true);
+  }
+  void run() override {
+    for (at::Tensor& l : leaves_) l.mutable_grad().reset();
+    loss_(leaves_).backward();
+  }
+  Floats result() override {
+    Floats out;
+    for (const at::Tensor& l : leaves_) {
+      Floats g = flat(l.grad());
+      out.insert(out.end(), g.begin(), g.end());
+    }
+    return out;
+  }
+
+ private:
+  std::vector<at::Tensor> leaves_;
+  Loss loss_;
+};
+
 // The one line of at::show_config() that says which kernels ATen dispatches to.
 std::string cpu_capability() {
   std::istringstream in(at::show_config());
@@ -114,6 +145,67 @@ std::unique_ptr<Op> mlp(const Floats& x, std::int64_t batch, const Mlp& net) {
     }
     return h;
   });
+}
+
+std::unique_ptr<Op> mlp_train(const Floats& x, std::int64_t batch, const Mlp& net, const Floats& target) {
+  std::vector<at::Tensor> leaves;
+  for (std::size_t i = 0; i + 1 < net.dims.size(); ++i) {
+    leaves.push_back(tensor(net.weights[i], {net.dims[i + 1], net.dims[i]}));
+    leaves.push_back(tensor(net.biases[i]));
+  }
+  at::Tensor in = tensor(x, {batch, net.dims.front()}), want = tensor(target, {batch, net.dims.back()});
+  return std::make_unique<TrainOp>(leaves, [in, want](const std::vector<at::Tensor>& p) {
+    at::Tensor h = in;
+    for (std::size_t i = 0; i < p.size(); i += 2) {
+      h = at::linear(h, p[i], p[i + 1]);
+      if (i + 2 < p.size()) h = at::relu(h);
+    }
+    return (h - want).pow(2).mean();
+  });
+}
+
+std::unique_ptr<Op> chain_train(const Floats& v) {
+  return std::make_unique<TrainOp>(std::vector<at::Tensor>{tensor(v)}, [](const std::vector<at::Tensor>& p) {
+    const at::Tensor& x = p[0];
+    at::Tensor y = x * 1.5;
+    y = y + 0.5;
+    y = at::tanh(y);
+    y = y * 2;
+    y = at::sigmoid(y);
+    y = y - 0.25;
+    y = at::exp(y);
+    y = y * x;
+    y = at::sin(y);
+    y = y * 0.5;
+    return y.sum();
+  });
+}
+
+namespace {
+
+// Forward only, with grad mode on, so that every op records its node when
+// the input requires grad.
+class RecordOp final : public Op {
+ public:
+  RecordOp(at::Tensor x, at::Tensor a, int ops) : x_(std::move(x)), a_(std::move(a)), ops_(ops) {}
+  void run() override {
+    at::Tensor y = x_;
+    for (int i = 0; i < ops_; ++i) y = y * a_;
+    last_ = y;
+  }
+  Floats result() override { return flat(last_.detach()); }
+
+ private:
+  at::Tensor x_, a_, last_;
+  int ops_;
+};
+
+}  // namespace
+
+std::unique_ptr<Op> mul_chain(const Floats& x, const Floats& a, int ops, bool requires_grad) {
+  at::Tensor t = tensor(x);
+  t.requires_grad_(requires_grad);
+  return std::make_unique<RecordOp>(t, tensor(a), ops);
 }
 
 }  // namespace torch_peer

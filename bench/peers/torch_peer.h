@@ -49,4 +49,18 @@ struct Mlp {
 };
 std::unique_ptr<Op> mlp(const Floats& x, std::int64_t batch, const Mlp& net);
 
+// Autograd (grad mode on, as a training loop runs): run() resets the
+// gradients, computes the loss and runs backward; result() is every
+// gradient, flattened and concatenated in the order of the leaves.
+
+/// mean((mlp(x) - target)^2), backward to every weight and bias
+/// (result: w0, b0, w1, b1, ...).
+std::unique_ptr<Op> mlp_train(const Floats& x, std::int64_t batch, const Mlp& net, const Floats& target);
+/// The 10-op elementwise chain of bench/autograd_bench.cpp, sum, backward
+/// to x (result: x's gradient).
+std::unique_ptr<Op> chain_train(const Floats& x);
+/// `ops` multiplications y = y * a on a tiny x (requires_grad as given),
+/// forward only: autograd's recording cost (result: y).
+std::unique_ptr<Op> mul_chain(const Floats& x, const Floats& a, int ops, bool requires_grad);
+
 }  // namespace torch_peer

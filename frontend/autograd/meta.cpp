@@ -32,6 +32,7 @@ Edge gradient_edge(const trace::TensorImpl& t) {
   if (m->view_base) refresh_view_history(t);
   if (m->grad_fn) return {m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
+  std::lock_guard<std::mutex> lock(m->accumulator_mutex);
   std::shared_ptr<Node> acc = m->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(std::static_pointer_cast<AutogradMeta>(t.autograd), t.geo.shape(),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 
 #include <kiln/autograd.h>
 
@@ -16,6 +17,7 @@ struct AutogradMeta final : trace::TensorExtension {
   std::uint32_t output_nr = 0;
   std::shared_ptr<Node> grad_fn;              // null for leaves
   std::weak_ptr<Node> grad_accumulator;       // a leaf's AccumulateGrad, while a graph holds it
+  std::mutex accumulator_mutex;               // a leaf is shared by the graphs of several threads
   Tensor grad;
   // For a view of a tensor that autograd tracks: the tensor it is a view
   // of, whose history an in-place write through the view rewrites.
