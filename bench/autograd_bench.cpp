@@ -127,7 +127,9 @@ std::shared_ptr<Workload> chain_train(std::int64_t n) {
   w->impls = kiln_steps({x}, chain_loss);
   w->impls.push_back(peer_impl("torch_eager", torch_peer::chain_train(values(x))));
   w->reference = 2;
-  w->tol = {1e-5, 1e-6};
+  // Gradients are O(1); where one cancels to near 0, a few ulp of the vector
+  // math library's tanh, exp and sin are a large part of it.
+  w->tol = {1e-5, 1e-5};
   w->bytes = 4.0 * 4 * double(n);  // x read twice, its gradient written, the chain's values once between
   w->ops = 2 * kChainOps;
   return w;

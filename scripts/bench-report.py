@@ -36,6 +36,8 @@ SECTIONS = [  # (workload prefix, title)
     ("reduce/", "Reductions"),
     ("sgemm_", "SGEMM, N x N float32"),
     ("mlp_", "MLP inference 784-512-512-10"),
+    ("train_", "Training steps: forward + backward with autograd (per step)"),
+    ("record_", "Recording with autograd: 32 multiplications on 8 floats (per call; time/op)"),
 ]
 MARK_BEGIN, MARK_END = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
 
