@@ -137,4 +137,21 @@ TEST(Tier1Autograd, ElementwiseChainBackwardCompilesToFewKernels) {
   EXPECT_LE(step_key->kernels, 3u) << step_key->ops << " ops";
 }
 
+TEST(Tier1Autograd, CompiledFunctionThatCallsBackwardAccumulatesLikeEager) {
+  tiers::Tier1Scope scope;
+  auto body = [](const Tensor& x, const Tensor& w) {
+    Tensor loss = (x * w).tanh().sum();
+    loss.backward();
+    return loss;
+  };
+  auto step = kiln::compile(body);
+  Tensor x = kiln::arange(4, kiln::kFloat32) * 0.25;
+  Tensor w_compiled = kiln::full({4}, 0.5, kiln::requires_grad());
+  Tensor w_eager = kiln::full({4}, 0.5, kiln::requires_grad());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FLOAT_EQ(step(x, w_compiled).item<float>(), body(x, w_eager).item<float>());
+    EXPECT_EQ(w_compiled.grad().to_vector<float>(), w_eager.grad().to_vector<float>()) << "step " << i;
+  }
+}
+
 }  // namespace
