@@ -156,9 +156,17 @@ void extremum_reduce_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
 }
 
 // --- Matrix product and indexing -----------------------------------------
+// An operand stored column by column (linear's weight, read as W.t()) gets
+// its gradient computed transposed, in the same layout, as LibTorch does:
+// the view's backward transposes it back into a contiguous gradient
+// instead of a strided copy of it (measured on the MLP 784-512-512-10
+// training step, 1 thread: the three transposing copies took about a fifth).
 void matmul_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
-  if (c.needs(0)) gi[0] = matmul(g, c.input(1).transpose(-1, -2));
-  if (c.needs(1)) gi[1] = matmul(c.input(0).transpose(-1, -2), g);
+  auto t = [](const Tensor& m) { return m.transpose(-1, -2); };
+  if (c.needs(0))
+    gi[0] = c.input_is_column_major(0) ? t(matmul(c.input(1), t(g))) : matmul(g, t(c.input(1)));
+  if (c.needs(1))
+    gi[1] = c.input_is_column_major(1) ? t(matmul(t(g), c.input(0))) : matmul(t(c.input(0)), g);
 }
 // index_select / gather scatter the gradient back to the positions read,
 // written as products with a one-hot matrix of the indices.

@@ -29,6 +29,9 @@ class GradContext {
   /// Whether operand k needs a gradient (a formula may skip the others).
   bool needs(int k) const;
   IntArrayRef input_shape(int k) const;
+  /// Whether tensor operand k's last two dims were stored column by column
+  /// (a transposed view, as linear's weight is read).
+  bool input_is_column_major(int k) const;
   IntArrayRef output_shape() const;
   const trace::Attrs& attrs() const;
   /// g * operand k, for a tensor or a number operand.

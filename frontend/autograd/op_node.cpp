@@ -51,6 +51,12 @@ bool GradContext::is_tensor(int k) const { return node_.is_tensor[k]; }
 Tensor GradContext::result() const { return node_.result.unpack(self_, node_.name().c_str()); }
 bool GradContext::needs(int k) const { return node_.next_edges()[k].is_valid(); }
 IntArrayRef GradContext::input_shape(int k) const { return node_.shapes[k].shape(); }
+bool GradContext::input_is_column_major(int k) const {
+  const trace::Geometry& g = node_.shapes[k];
+  if (g.ndim < 2) return false;
+  const int r = g.ndim - 2, c = g.ndim - 1;
+  return g.strides[r] == 1 && g.strides[c] == g.sizes[r] && g.sizes[r] > 1 && g.sizes[c] > 1;
+}
 IntArrayRef GradContext::output_shape() const { return node_.out_shape.shape(); }
 const trace::Attrs& GradContext::attrs() const { return node_.attrs; }
 Tensor GradContext::times(const Tensor& g, int k) const { return is_tensor(k) ? g * input(k) : g * scalar(k); }

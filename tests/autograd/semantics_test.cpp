@@ -246,4 +246,17 @@ TEST(Autograd, DtypeConversionPassesTheGradientBackInTheSourceDtype) {
   EXPECT_EQ(x.clone().grad_fn()->name(), "CloneBackward0");
 }
 
+TEST(Autograd, LinearWeightGradientIsComputedInTheWeightsLayout) {
+  // x @ W.t() reads W column by column; its gradient is computed transposed
+  // so that it arrives contiguous, with no strided copy (as LibTorch).
+  Tensor x = kiln::randn({5, 3});
+  Tensor w = kiln::randn({4, 3}, kiln::requires_grad());
+  kiln::nn::functional::linear(x, w).sum().backward();
+  EXPECT_TRUE(w.grad().is_contiguous());
+  std::vector<float> want = kiln::matmul(kiln::ones({4, 5}), x).to_vector<float>();
+  std::vector<float> got = w.grad().to_vector<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5);
+}
+
 }  // namespace
