@@ -154,4 +154,29 @@ TEST(Tier1Autograd, CompiledFunctionThatCallsBackwardAccumulatesLikeEager) {
   }
 }
 
+TEST(Tier1Autograd, TrainingStepsOfAnotherBatchSizeReuseTheShapeFamilysKernels) {
+  // An epoch's last batch is smaller, and differs per epoch: after the
+  // first one, forward and backward of a new size run the kernels compiled
+  // with a dynamic batch dim, compiling nothing.
+  tiers::Tier1Scope scope(2);
+  Tensor w1 = leaf({16, 8}, 13, kiln::kFloat32, 0.3), b1 = leaf({16}, 14, kiln::kFloat32);
+  Tensor w2 = leaf({4, 16}, 15, kiln::kFloat32, 0.3);
+  auto step = [&](std::int64_t batch) {
+    Tensor x = kiln::randn({batch, 8});
+    Tensor y = kiln::nn::functional::linear(kiln::nn::functional::linear(x, w1, b1).tanh(), w2);
+    (y * y).mean().backward();
+    kiln::sync();
+  };
+  for (int epoch = 0; epoch < 4; ++epoch) {
+    for (int i = 0; i < 4; ++i) step(32);
+    const kiln::JitStats before = kiln::stats().jit;
+    step(13 + epoch);
+    const kiln::JitStats after = kiln::stats().jit;
+    if (epoch == 0) continue;
+    EXPECT_EQ(after.compiles_requested, before.compiles_requested) << "epoch " << epoch;
+    EXPECT_GT(after.group_runs_compiled, before.group_runs_compiled) << "epoch " << epoch;
+    EXPECT_EQ(after.group_runs_interpreted, before.group_runs_interpreted) << "epoch " << epoch;
+  }
+}
+
 }  // namespace
