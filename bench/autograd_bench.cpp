@@ -31,15 +31,18 @@ kiln::Tensor materialized(kiln::Tensor t) {
 
 Floats values(const kiln::Tensor& t) { return t.contiguous().to_vector<float>(); }
 
-// One kiln training step as an implementation: run() is reset + loss +
-// backward with every gradient materialized; result() the gradients.
-Impl kiln_step(Tier tier, std::vector<kiln::Tensor> leaves,
-               std::function<kiln::Tensor(const std::vector<kiln::Tensor>&)> loss) {
+using Leaves = std::vector<kiln::Tensor>;
+using LossFn = std::function<kiln::Tensor(const Leaves&)>;
+
+// One kiln training step as an implementation: run() resets the gradients,
+// runs `step` (loss and backward) and materializes every gradient;
+// result() is the gradients.
+Impl kiln_step(Tier tier, std::string name, Leaves leaves, std::function<void(const Leaves&)> step) {
   for (kiln::Tensor& l : leaves) l.requires_grad_(true);
-  return {tier == Tier::tier0 ? "kiln_tier0" : "kiln_tier1", tier,
-          [leaves, loss] {
+  return {std::move(name), tier,
+          [leaves, step] {
             for (const kiln::Tensor& l : leaves) l.mutable_grad() = kiln::Tensor();
-            loss(leaves).backward();
+            step(leaves);
             for (const kiln::Tensor& l : leaves) benchmark::DoNotOptimize(l.grad().data_ptr<float>());
           },
           [leaves] {
@@ -52,17 +55,21 @@ Impl kiln_step(Tier tier, std::vector<kiln::Tensor> leaves,
           }};
 }
 
-// Both tiers of a step; each tier has its own leaves (their gradients are
-// what the check reads).
-std::vector<Impl> kiln_steps(const std::vector<kiln::Tensor>& leaves,
-                             const std::function<kiln::Tensor(const std::vector<kiln::Tensor>&)>& loss) {
-  std::vector<Impl> out;
-  for (Tier tier : {Tier::tier0, Tier::tier1}) {
-    std::vector<kiln::Tensor> own;
-    for (const kiln::Tensor& l : leaves) own.push_back(materialized(l.clone()));
-    out.push_back(kiln_step(tier, own, loss));
-  }
-  return out;
+Leaves own_copies(const Leaves& leaves) {
+  Leaves own;
+  for (const kiln::Tensor& l : leaves) own.push_back(materialized(l.clone()));
+  return own;
+}
+
+// Both tiers of a step, and the step as a kiln::compile'd function (traced
+// once, then replayed into the gradients); each has its own leaves (their
+// gradients are what the check reads). `compiled` calls a compiled step
+// (loss and backward) with the leaves as arguments.
+std::vector<Impl> kiln_steps(const Leaves& leaves, const LossFn& loss, const std::function<void(const Leaves&)>& compiled) {
+  auto eager = [loss](const Leaves& p) { loss(p).backward(); };
+  return {kiln_step(Tier::tier0, "kiln_tier0", own_copies(leaves), eager),
+          kiln_step(Tier::tier1, "kiln_tier1", own_copies(leaves), eager),
+          kiln_step(Tier::tier1, "kiln_compile", own_copies(leaves), compiled)};
 }
 
 // ---- MLP training step ---------------------------------------------------------------
@@ -85,16 +92,26 @@ std::shared_ptr<Workload> mlp_train(std::int64_t batch) {
   kiln::Tensor x = materialized(kiln::randn({batch, kMlpDims.front()}));
   kiln::Tensor target = materialized(kiln::randn({batch, kMlpDims.back()}));
   w->name = "train_mlp_784-512-512-10/batch_" + std::to_string(batch);
-  w->impls = kiln_steps(params, [x, target](const std::vector<kiln::Tensor>& p) {
+  auto loss = [](const kiln::Tensor& x, const kiln::Tensor& target, const Leaves& p) {
     kiln::Tensor h = x;
     for (std::size_t i = 0; i < p.size(); i += 2) {
       h = kiln::nn::functional::linear(h, p[i], p[i + 1]);
       if (i + 2 < p.size()) h = kiln::relu(h);
     }
     return (h - target).pow(2).mean();
+  };
+  auto step = kiln::compile([loss](const kiln::Tensor& x, const kiln::Tensor& target, const kiln::Tensor& w0,
+                                   const kiln::Tensor& b0, const kiln::Tensor& w1, const kiln::Tensor& b1,
+                                   const kiln::Tensor& w2, const kiln::Tensor& b2) {
+    kiln::Tensor l = loss(x, target, {w0, b0, w1, b1, w2, b2});
+    l.backward();
+    return l;
   });
+  w->impls = kiln_steps(
+      params, [x, target, loss](const Leaves& p) { return loss(x, target, p); },
+      [x, target, step](const Leaves& p) mutable { step(x, target, p[0], p[1], p[2], p[3], p[4], p[5]); });
   w->impls.push_back(peer_impl("torch_eager", torch_peer::mlp_train(values(x), batch, net, values(target))));
-  w->reference = 2;
+  w->reference = 3;
   // Gradients are sums of up to 784 * 128 products in different orders.
   w->tol = {1e-3, 1e-6};
   w->flops = flops;
@@ -105,7 +122,7 @@ std::shared_ptr<Workload> mlp_train(std::int64_t batch) {
 
 constexpr int kChainOps = 10;
 
-kiln::Tensor chain_loss(const std::vector<kiln::Tensor>& p) {
+kiln::Tensor chain_loss(const Leaves& p) {
   const kiln::Tensor& x = p[0];
   kiln::Tensor y = x * 1.5;
   y = y + 0.5;
@@ -124,9 +141,14 @@ std::shared_ptr<Workload> chain_train(std::int64_t n) {
   auto w = std::make_shared<Workload>();
   kiln::Tensor x = materialized(kiln::randn({n}));
   w->name = "train_chain_10ops/" + std::to_string(n >> 20) + "M";
-  w->impls = kiln_steps({x}, chain_loss);
+  auto step = kiln::compile([](const kiln::Tensor& x) {
+    kiln::Tensor l = chain_loss({x});
+    l.backward();
+    return l;
+  });
+  w->impls = kiln_steps({x}, chain_loss, [step](const Leaves& p) mutable { step(p[0]); });
   w->impls.push_back(peer_impl("torch_eager", torch_peer::chain_train(values(x))));
-  w->reference = 2;
+  w->reference = 3;
   // Gradients are O(1); where one cancels to near 0, a few ulp of the vector
   // math library's tanh, exp and sin are a large part of it.
   w->tol = {1e-5, 1e-5};

@@ -37,7 +37,8 @@ std::unique_ptr<CompiledProgram> CompiledProgram::capture(const trace::Segment& 
   p->values_.assign(args.values.begin(), args.values.end());
   for (std::size_t i = 0; i < arg_impls.size(); ++i) {
     const trace::TensorImpl& a = *arg_impls[i];
-    p->args_.push_back({a.dtype, a.geo, arg_with_storage(arg_impls, a.storage.get()), false});
+    p->args_.push_back(
+        {a.dtype, a.geo, arg_with_storage(arg_impls, a.storage.get()), false, args.tensors[i]->requires_grad(), false});
   }
 
   p->sources_.resize(segment.values.size());
@@ -56,23 +57,43 @@ std::unique_ptr<CompiledProgram> CompiledProgram::capture(const trace::Segment& 
   for (const trace::Node& node : segment.nodes)
     if (std::int32_t a = p->sources_[node.out.value].arg; a >= 0) p->args_[a].written = true;
 
-  for (const Tensor& r : results) {
-    if (!r.defined()) return nullptr;
-    const trace::TensorImpl& impl = unwrap(r, "compile");
+  auto view_of = [&](const trace::TensorImpl& impl) {
     ResultView view{-1, -1, impl.geo, impl.dtype};
     for (std::size_t v = 0; v < segment.values.size() && view.value < 0; ++v)
       if (segment.values[v].storage == impl.storage && segment.values[v].produced) view.value = static_cast<std::int32_t>(v);
     if (view.value < 0) view.arg = arg_with_storage(arg_impls, impl.storage.get());
+    return view;
+  };
+  bool results_require_grad = false;
+  for (const Tensor& r : results) {
+    if (!r.defined()) return nullptr;
+    ResultView view = view_of(unwrap(r, "compile"));
     if (view.value < 0 && view.arg < 0) return nullptr;  // a tensor made before the call
     p->results_.push_back(view);
+    results_require_grad |= r.requires_grad();
   }
+  // Gradients the body's backward() made in its arguments' .grad (which
+  // were undefined when it began: accumulating into an older gradient
+  // would have read a tensor that is no argument).
+  for (std::size_t i = 0; i < arg_impls.size(); ++i) {
+    const Tensor& grad = args.tensors[i]->grad();
+    if (!grad.defined()) continue;
+    ResultView view = view_of(unwrap(grad, "compile"));
+    if (view.value < 0) continue;  // older than the call, and left alone
+    p->args_[i].grad_out = true;
+    p->grads_.emplace_back(static_cast<std::int32_t>(i), view);
+  }
+  // A replay makes no graph: results with history are only replayable
+  // when the body itself ran backward through them.
+  if (results_require_grad && p->grads_.empty()) return nullptr;
   // A value the body kept alive other than through its result (a global,
   // a captured container) would not be updated by a replay.
   for (std::size_t v = 0; v < segment.values.size(); ++v) {
     const trace::Value& value = segment.values[v];
     if (!value.produced || !value.live) continue;
-    bool returned = std::any_of(p->results_.begin(), p->results_.end(),
-                                [&](const ResultView& r) { return r.value == static_cast<std::int32_t>(v); });
+    auto is_v = [&](const ResultView& r) { return r.value == static_cast<std::int32_t>(v); };
+    bool returned = std::any_of(p->results_.begin(), p->results_.end(), is_v) ||
+                    std::any_of(p->grads_.begin(), p->grads_.end(), [&](const auto& g) { return is_v(g.second); });
     if (!returned) return nullptr;
   }
 
@@ -94,6 +115,7 @@ bool CompiledProgram::matches(const detail::CallArgs& args) const {
     const trace::TensorImpl& a = unwrap(t, "compile");
     const ArgSignature& s = args_[i];
     if (a.dtype != s.dtype || !(a.geo == s.geo)) return false;
+    if (t.requires_grad() != s.requires_grad || (s.grad_out && t.grad().defined())) return false;
     std::int32_t first = static_cast<std::int32_t>(i);
     for (std::size_t j = 0; j < i; ++j)
       if (unwrap(*args.tensors[j], "compile").storage == a.storage) {
@@ -142,15 +164,17 @@ std::vector<Tensor> CompiledProgram::run(const detail::CallArgs& args) {
   trace::run_segment(*seg);
   unbind.ran = true;
 
-  std::vector<Tensor> out;
-  out.reserve(results_.size());
-  for (const ResultView& r : results_) {
+  auto tensor_of = [&](const ResultView& r) {
     auto t = trace::make_pooled<trace::TensorImpl>();
     t->storage = r.value >= 0 ? seg->values[r.value].storage : arg_impls[r.arg]->storage;
     t->geo = r.geo;
     t->dtype = r.dtype;
-    out.push_back(wrap(std::move(t)));
-  }
+    return wrap(std::move(t));
+  };
+  std::vector<Tensor> out;
+  out.reserve(results_.size());
+  for (const ResultView& r : results_) out.push_back(tensor_of(r));
+  for (const auto& [arg, view] : grads_) args.tensors[arg]->mutable_grad() = tensor_of(view);
   return out;
 }
 

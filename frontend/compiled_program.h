@@ -39,6 +39,8 @@ class CompiledProgram {
     trace::Geometry geo;
     std::int32_t same_storage_as;  // the first argument with this storage (itself if none before)
     bool written;                  // the program writes it (in-place ops on an argument)
+    bool requires_grad;
+    bool grad_out;                 // the program makes its .grad (the call must find it undefined)
   };
   // Where a value's storage comes from in a replay: an argument, or a fresh
   // storage of `nbytes` (made by the segment; an intermediate if no handle
@@ -65,6 +67,9 @@ class CompiledProgram {
   trace::Segment template_;  // storages left empty
   std::vector<ValueSource> sources_;
   std::vector<ResultView> results_;
+  // The gradients the body's backward() left in arguments' .grad: argument
+  // index and the value's view, written into the call's arguments.
+  std::vector<std::pair<std::int32_t, ResultView>> grads_;
   std::atomic<trace::Segment*> spare_one_{nullptr};      // a copy of template_, owned
   std::mutex mu_;
   std::vector<std::unique_ptr<trace::Segment>> spare_;  // more copies, for concurrent calls

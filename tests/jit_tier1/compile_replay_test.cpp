@@ -53,6 +53,59 @@ TEST_F(CompileReplay, LaterCallsSkipTheBodyAndSeeNewValues) {
   EXPECT_EQ(body_runs, 1) << "traced once, replayed three times";
 }
 
+TEST_F(CompileReplay, ATrainingStepThatCallsBackwardIsReplayedIntoTheGradients) {
+  // The gradients are reset to undefined before each step (zero_grad with
+  // set_to_none): each call makes them anew, and a replay writes them.
+  int body_runs = 0;
+  auto step = kiln::compile([&](const kiln::Tensor& x, const kiln::Tensor& w, const kiln::Tensor& b) {
+    ++body_runs;
+    kiln::Tensor loss = (kiln::matmul(x, w) + b).tanh().pow(2).mean();
+    loss.backward();
+    return loss;
+  });
+  kiln::Tensor w = kiln::randn({4, 3}).requires_grad_(true), b = kiln::randn({3}).requires_grad_(true);
+  kiln::Tensor w_eager = w.detach().clone().requires_grad_(true), b_eager = b.detach().clone().requires_grad_(true);
+  for (int call = 0; call < 4; ++call) {
+    kiln::Tensor x = kiln::randn({5, 4});
+    w.mutable_grad() = kiln::Tensor();
+    b.mutable_grad() = kiln::Tensor();
+    w_eager.mutable_grad() = kiln::Tensor();
+    b_eager.mutable_grad() = kiln::Tensor();
+    kiln::Tensor loss = step(x, w, b);
+    kiln::Tensor want = (kiln::matmul(x, w_eager) + b_eager).tanh().pow(2).mean();
+    want.backward();
+    EXPECT_NEAR(loss.item<float>(), want.item<float>(), 1e-6) << "call " << call;
+    expect_near(values(w.grad()), values(w_eager.grad()), 1e-6f);
+    expect_near(values(b.grad()), values(b_eager.grad()), 1e-6f);
+  }
+  EXPECT_EQ(body_runs, 1) << "traced once, replayed three times";
+}
+
+TEST_F(CompileReplay, StepsThatAccumulateIntoGradientsOrReturnAGraphRunTheBody) {
+  int body_runs = 0;
+  auto step = kiln::compile([&](const kiln::Tensor& x, const kiln::Tensor& w) {
+    ++body_runs;
+    kiln::Tensor loss = (x * w).sum();
+    loss.backward();
+    return loss;
+  });
+  kiln::Tensor x = kiln::ones({3}), w = kiln::ones({3}).requires_grad_(true);
+  for (int call = 0; call < 3; ++call) step(x, w);  // the second call adds to the first's gradient
+  EXPECT_EQ(values(w.grad()), (std::vector<float>{3, 3, 3}));
+  EXPECT_EQ(body_runs, 3);
+
+  int forward_runs = 0;
+  auto forward = kiln::compile([&](const kiln::Tensor& x, const kiln::Tensor& w) {
+    ++forward_runs;
+    return x * w;  // the caller will backpropagate through it: a replay has no graph
+  });
+  for (int call = 0; call < 3; ++call) {
+    kiln::Tensor y = forward(x, w);
+    EXPECT_TRUE(y.requires_grad());
+  }
+  EXPECT_EQ(forward_runs, 3);
+}
+
 TEST_F(CompileReplay, EachSignatureIsTracedOnce) {
   int body_runs = 0;
   auto f = kiln::compile([&](const kiln::Tensor& x, double scale) {
