@@ -13,6 +13,13 @@
 // arithmetic argument its value. Tracing semantics apply, as with
 // torch.jit.trace: the body must be a pure function of its arguments.
 // Numbers it computes from anything else are frozen at the traced call.
+// Training steps: a body that calls backward() is replayed too. The
+// gradients its backward makes in its arguments' .grad() are written into
+// the call's arguments' .grad(); this needs them undefined when the call
+// begins (reset them with `p.mutable_grad() = {}`, as zero_grad with
+// set_to_none does), since a replay cannot add to a gradient that is not
+// an argument. A replayed call's results carry no graph (the body already
+// ran backward through it).
 // A call is not replayed, and simply runs `fn` on the implicit path
 // (profiled, compiled when hot), when:
 //   - a tensor argument is pending, or the body reads a tensor that is
@@ -23,6 +30,9 @@
 //   - an argument or the result is of another type than kiln::Tensor,
 //     arithmetic values, or (for the result) a std::tuple, std::pair or
 //     std::vector of tensors, or void;
+//   - an argument's gradient is defined and the body's backward adds to
+//     it, or the body returns tensors with a graph that it did not run
+//     backward through (the caller will: a replay has no graph);
 //   - more than kMaxPrograms signatures have been traced.
 // Pending ops of the calling thread run before a call that runs the body;
 // a replayed call first runs the pending ops (of any thread) that touch its
