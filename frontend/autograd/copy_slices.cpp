@@ -63,8 +63,17 @@ class AsStridedBackward final : public Node {
   std::string name() const override { return "AsStridedBackward0"; }
   variable_list apply(variable_list&& grads) override {
     if (!grads[0].defined()) return {Tensor()};
-    Tensor result = zeros(base_shape_.shape(), grads[0].dtype());
-    strided_region(result, region_).copy_(grads[0]);
+    // Elements of an expanded dim (stride 0) share one base element: their
+    // gradients add up there. kiln's views overlap in no other way.
+    Tensor g = grads[0];
+    trace::Geometry region = region_;
+    for (int d = 0; d < region.ndim; ++d)
+      if (region.strides[d] == 0 && region.sizes[d] != 1) {
+        g = g.sum({d}, true);
+        region.sizes[d] = 1;
+      }
+    Tensor result = zeros(base_shape_.shape(), g.dtype());
+    strided_region(result, region).copy_(g);
     return {result};
   }
 

@@ -259,4 +259,16 @@ TEST(Autograd, LinearWeightGradientIsComputedInTheWeightsLayout) {
   for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5);
 }
 
+TEST(Autograd, AViewMadeBeforeItsBaseWasWrittenSeesTheWrite) {
+  // LibTorch re-derives a view's history once its base changed: here an
+  // expanded view, whose three elements share one of the base's.
+  Tensor x = kiln::tensor({1.5}, kiln::TensorOptions(kiln::kFloat64).requires_grad(true));
+  Tensor y = x * 1.0;
+  Tensor e = y.expand({3});
+  y.mul_(2.0);
+  EXPECT_EQ(e.grad_fn()->name(), "AsStridedBackward0");
+  (e * kiln::tensor({1.0, 2.0, 4.0}, kiln::kFloat64)).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{14}));
+}
+
 }  // namespace
