@@ -190,7 +190,9 @@ void index_select_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
   Tensor front = move_axis(g, dim, 0);                                          // [len, rest...]
   std::vector<std::int64_t> shape = front.sizes().vec();
   shape[0] = n;
-  gi[0] = move_axis(matmul(onehot.t(), front.reshape({front.size(0), -1})).reshape(shape), 0, dim);
+  std::int64_t rest = 1;
+  for (std::size_t d = 1; d < shape.size(); ++d) rest *= shape[d];
+  gi[0] = move_axis(matmul(onehot.t(), front.reshape({front.size(0), rest})).reshape(shape), 0, dim);
 }
 void gather_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
   // Source position j along dim collects the gradients whose index is j.

@@ -49,4 +49,26 @@ INSTANTIATE_TEST_SUITE_P(Double, Tier1Programs, ::testing::Combine(::testing::Va
 INSTANTIATE_TEST_SUITE_P(Float, Tier1Programs, ::testing::Combine(::testing::Values(kiln::kFloat32), ::testing::Range(0, 6)));
 INSTANTIATE_TEST_SUITE_P(Long, Tier1Programs, ::testing::Combine(::testing::Values(kiln::kInt64), ::testing::Range(0, 6)));
 
+// Float64 programs with backward (tests/random draws the same generator on
+// tier 0): forward and gradient ops compiled at their first run. Two shards.
+class Tier1BackwardPrograms : public Tier1Programs {};
+
+TEST_P(Tier1BackwardPrograms, MatchCentralDifferences) {
+  const unsigned base = 17000 + std::get<1>(GetParam()) * kShard;
+  int failures = 0, checked_count = 0;
+  for (int i = 0; i < kShard && failures < 3; ++i) {
+    bool checked = false;
+    ::testing::AssertionResult r = rprog::run_program_backward(base + i, checked);
+    if (!r) ++failures;
+    EXPECT_TRUE(r) << "reproduce with run_program_backward(" << base + i
+                   << ") under KILN_JIT_SYNC=1 KILN_HOT_THRESHOLD=1";
+    checked_count += checked;
+  }
+  EXPECT_GE(checked_count, kShard / 3) << "programs whose gradient was compared";
+  EXPECT_EQ(kiln::stats().jit.compiles_failed, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Double, Tier1BackwardPrograms,
+                         ::testing::Combine(::testing::Values(kiln::kFloat64), ::testing::Range(0, 2)));
+
 }  // namespace
