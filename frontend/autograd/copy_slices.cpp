@@ -85,7 +85,9 @@ class AsStridedBackward final : public Node {
 
 Tensor embed_region(const Tensor& g, IntArrayRef shape, std::int64_t dim, std::int64_t start, std::int64_t step,
                     bool select) {
-  std::int64_t end = select ? start + 1 : start + (g.size(dim) - 1) * step + 1;
+  const std::int64_t len = select ? 1 : g.size(dim);
+  // An empty slice's region is empty too (a negative end would wrap around).
+  const std::int64_t end = len == 0 ? start : start + (len - 1) * step + 1;
   auto region = [=](const Tensor& t) { return select ? t.select(dim, start) : t.slice(dim, start, end, step); };
   bool track = grad_mode() && g.requires_grad();
   Tensor out;

@@ -271,4 +271,10 @@ TEST(Autograd, AViewMadeBeforeItsBaseWasWrittenSeesTheWrite) {
   EXPECT_EQ(values(x.grad()), (std::vector<double>{14}));
 }
 
+TEST(Autograd, AnEmptySliceGetsAZeroGradient) {
+  Tensor x = kiln::ones({4}, kiln::TensorOptions(kiln::kFloat64).requires_grad(true));
+  (x.slice(0, -4, 0, 2).sum() + x.sum()).backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{1, 1, 1, 1}));
+}
+
 }  // namespace
