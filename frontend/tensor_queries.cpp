@@ -32,6 +32,15 @@ using frontend::unwrap;
 
 const trace::TensorImpl& Tensor::checked() const { return unwrap(*this, "tensor"); }
 
+void Tensor::set_data(const Tensor& new_data) const {
+  unwrap(*this, "set_data");
+  const trace::TensorImpl& src = unwrap(new_data, "set_data");
+  trace::TensorImpl& self = *impl_;
+  self.storage = src.storage;
+  self.geo = src.geo;
+  self.dtype = src.dtype;
+}
+
 IntArrayRef Tensor::sizes() const { return checked().geo.shape(); }
 IntArrayRef Tensor::strides() const { return checked().geo.stride(); }
 std::int64_t Tensor::dim() const { return checked().geo.ndim; }

@@ -1,15 +1,13 @@
 // Custom autograd functions (kiln/autograd/function.h): the node that calls
 // the user's backward, and the bookkeeping around the user's forward.
-#include <cxxabi.h>
-
 #include <algorithm>
-#include <cstdlib>
 
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
 
 #include "frontend/autograd/meta.h"
 #include "frontend/autograd/saved_variable.h"
+#include "frontend/demangle.h"
 #include "trace/views.h"
 
 namespace kiln {
@@ -166,11 +164,7 @@ namespace detail {
 
 std::shared_ptr<CustomNode> begin_custom(const std::type_info& type, CustomBackward backward, variable_list args,
                                          std::vector<bool> is_tensor) {
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
-  std::string name = status == 0 && demangled ? demangled : type.name();
-  std::free(demangled);
-  return std::make_shared<CustomNode>(std::move(name), backward, std::move(args), std::move(is_tensor));
+  return std::make_shared<CustomNode>(frontend::demangle(type), backward, std::move(args), std::move(is_tensor));
 }
 
 AutogradContext* context(const std::shared_ptr<CustomNode>& node) { return &node->ctx; }

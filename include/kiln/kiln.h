@@ -11,6 +11,9 @@
 #include <kiln/frontend/options.h>
 #include <kiln/frontend/runtime.h>
 #include <kiln/frontend/tensor.h>
+#include <kiln/nn.h>
+#include <kiln/optim.h>
+#include <kiln/ordered_dict.h>
 #include <kiln/profiler/stats.h>
 #include <kiln/scalar.h>
 #include <kiln/version.h>

@@ -5,3 +5,7 @@
 #include <kiln/kiln.h>
 
 namespace torch = kiln;
+
+/// LibTorch's names of kiln's module and option macros.
+#define TORCH_MODULE(Name) KILN_MODULE(Name)
+#define TORCH_ARG(T, name) KILN_ARG(T, name)

@@ -55,6 +55,8 @@ class Tensor {
   TensorOptions options() const { return TensorOptions(dtype()); }
   /// True when both share one storage (a view and its base).
   bool is_same_storage(const Tensor& other) const;
+  /// Whether both handles refer to the same tensor (LibTorch's is_same).
+  bool is_same(const Tensor& other) const noexcept { return impl_ == other.impl_; }
 
   // --- Reading values (each is a materialization point) ---------------
   /// The single element, converted to T. kiln::ValueError unless numel() == 1.
@@ -105,6 +107,10 @@ class Tensor {
   Tensor detach() const;
   /// Cuts this tensor from its history in place: it becomes a leaf that does not require grad.
   Tensor& detach_();
+  /// Makes this tensor hold `new_data`'s values, dtype and shape (LibTorch's
+  /// set_data): every handle of it sees them; its autograd state (requires
+  /// grad, .grad) stays. How Module::to converts parameters in place.
+  void set_data(const Tensor& new_data) const;
 
   // --- Elementwise ------------------------------------------------------
   Tensor add(const Tensor& other, Scalar alpha = 1) const;

@@ -1,0 +1,8 @@
+// kiln::nn: modules, layers, losses and initializers (LibTorch's torch::nn).
+#pragma once
+
+#include <kiln/nn/init.h>
+#include <kiln/nn/linear.h>
+#include <kiln/nn/loss.h>
+#include <kiln/nn/module.h>
+#include <kiln/nn/options.h>

@@ -1,0 +1,6 @@
+// kiln::optim: optimizers (LibTorch's torch::optim).
+#pragma once
+
+#include <kiln/optim/adam.h>
+#include <kiln/optim/optimizer.h>
+#include <kiln/optim/sgd.h>

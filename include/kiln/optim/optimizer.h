@@ -1,0 +1,104 @@
+// kiln::optim::Optimizer: LibTorch's torch::optim::Optimizer. Parameters in
+// groups, each group with its own options (learning rate, ...), per-
+// parameter state (momentum buffers, moment estimates) keyed by the
+// parameter. step() updates the parameters in place from their .grad(),
+// without gradient history: the update is recorded like any op, so it joins
+// the backward in the training step's segments and is fused and compiled.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include <kiln/frontend/tensor.h>
+#include <kiln/nn/options.h>
+
+namespace kiln::optim {
+
+/// The options of one parameter group; each optimizer derives its own.
+class OptimizerOptions {
+ public:
+  virtual ~OptimizerOptions() = default;
+  virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
+  virtual double get_lr() const = 0;
+  virtual void set_lr(double lr) = 0;
+};
+
+/// The state an optimizer keeps for one parameter; each derives its own.
+class OptimizerParamState {
+ public:
+  virtual ~OptimizerParamState() = default;
+};
+
+class OptimizerParamGroup {
+ public:
+  /// A group that takes the optimizer's default options.
+  explicit OptimizerParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}
+  OptimizerParamGroup(std::vector<Tensor> params, std::unique_ptr<OptimizerOptions> options)
+      : params_(std::move(params)), options_(std::move(options)) {}
+  OptimizerParamGroup(const OptimizerParamGroup& other);
+  OptimizerParamGroup& operator=(const OptimizerParamGroup& other);
+  OptimizerParamGroup(OptimizerParamGroup&&) = default;
+  OptimizerParamGroup& operator=(OptimizerParamGroup&&) = default;
+
+  bool has_options() const { return options_ != nullptr; }
+  OptimizerOptions& options();
+  const OptimizerOptions& options() const;
+  void set_options(std::unique_ptr<OptimizerOptions> options) { options_ = std::move(options); }
+  std::vector<Tensor>& params() { return params_; }
+  const std::vector<Tensor>& params() const { return params_; }
+
+ private:
+  std::vector<Tensor> params_;
+  std::unique_ptr<OptimizerOptions> options_;
+};
+
+class Optimizer {
+ public:
+  using LossClosure = std::function<Tensor()>;
+
+  Optimizer(std::vector<OptimizerParamGroup> param_groups, std::unique_ptr<OptimizerOptions> defaults);
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  /// One update of every parameter that has a gradient. With a closure, it
+  /// is called first (with gradient mode on) and its loss returned.
+  virtual Tensor step(LossClosure closure = nullptr) = 0;
+
+  /// Adds a group; a group without options takes the defaults. A parameter
+  /// already in a group is a ValueError.
+  void add_param_group(const OptimizerParamGroup& param_group);
+  /// Resets every parameter's gradient: undefined (LibTorch's default), or
+  /// zeros in place.
+  void zero_grad(bool set_to_none = true);
+
+  /// The parameters of the first group (LibTorch's parameters()).
+  const std::vector<Tensor>& parameters() const noexcept;
+  /// Parameters in all groups.
+  std::size_t size() const noexcept;
+  OptimizerOptions& defaults() noexcept { return *defaults_; }
+  std::vector<OptimizerParamGroup>& param_groups() noexcept { return param_groups_; }
+  const std::vector<OptimizerParamGroup>& param_groups() const noexcept { return param_groups_; }
+  /// Per-parameter state, keyed by the parameter's TensorImpl.
+  std::unordered_map<const void*, std::unique_ptr<OptimizerParamState>>& state() noexcept { return state_; }
+
+ protected:
+  /// The state of `p`, made by `make` the first time.
+  template <class State>
+  State& state_of(const Tensor& p, const std::function<std::unique_ptr<State>()>& make) {
+    auto& slot = state_[p.impl().get()];
+    if (!slot) slot = make();
+    return static_cast<State&>(*slot);
+  }
+  /// Runs the closure (if any) with gradient mode on.
+  static Tensor run_closure(const LossClosure& closure);
+
+  std::unique_ptr<OptimizerOptions> defaults_;
+  std::vector<OptimizerParamGroup> param_groups_;
+  std::unordered_map<const void*, std::unique_ptr<OptimizerParamState>> state_;
+};
+
+}  // namespace kiln::optim
