@@ -3,6 +3,7 @@
 #include <kiln/error.h>
 #include <kiln/frontend/functions.h>
 
+#include "frontend/autograd/function_node.h"
 #include "frontend/handle.h"
 
 namespace kiln {
@@ -107,6 +108,25 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
   return apply(OpId::Gelu, {unwrap(x, "gelu")}, attrs);
 }
 Tensor silu(const Tensor& x) { return x * x.sigmoid(); }
+
+// -(log1p(exp(-|x|)) + relu(-x)) has kinks at 0 (abs, relu) that cancel in
+// the value but not in their gradients: the node has the exact one.
+Tensor log_sigmoid(const Tensor& x) {
+  bool track = autograd::any_requires_grad({x});
+  Tensor out;
+  {
+    autograd::AutoGradMode mode(!track && GradMode::is_enabled());
+    out = -((-x.abs()).exp().log1p() + (-x).relu());
+  }
+  if (track)
+    autograd::record_function(
+        "LogSigmoidBackward0", {x}, out,
+        [](const Tensor& g, const autograd::variable_list& saved) {
+          return autograd::variable_list{g * (-saved[0]).sigmoid()};
+        },
+        {x});
+  return out;
+}
 
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
   return apply(OpId::Where, {unwrap(c, "where"), unwrap(a, "where"), unwrap(b, "where")});

@@ -138,8 +138,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   if (target.sizes() != input.sizes())
     throw ShapeError(kiln::detail::cat("[binary_cross_entropy_with_logits] target ", target.sizes(),
                                        " must have the input's shape ", input.sizes()));
-  // log(1 + exp(-|x|)) + max(-x, 0) = -log(sigmoid(x)), without overflow.
-  Tensor log_sigmoid_neg = (-input.abs()).exp().log1p() + (-input).relu();
+  Tensor log_sigmoid_neg = -log_sigmoid(input);
   Tensor loss = options.pos_weight().defined()
                     ? (1 - target) * input + (1 + (options.pos_weight() - 1) * target) * log_sigmoid_neg
                     : (1 - target) * input + log_sigmoid_neg;

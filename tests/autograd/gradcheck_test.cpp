@@ -189,6 +189,8 @@ std::vector<Case> composite_cases() {
       {"var", [](const V& x) { return x[0].var({1}); }, {values({3, 4}, 86)}},
       {"std_all", [](const V& x) { return x[0].std(); }, {values({3, 4}, 87)}},
       {"silu", [](const V& x) { return kiln::silu(x[0]); }, {values({3, 4}, 88)}},
+      {"log_sigmoid_through_0", [](const V& x) { return kiln::log_sigmoid(x[0]); },
+       {Input{{-30, -0.5, 0, 0.5, 40}, {5}}}},
       {"cat", [](const V& x) { return kiln::cat({x[0], x[1] * 2}, 1); }, {values({3, 2}, 89), values({3, 4}, 90)}},
       {"stack", [](const V& x) { return kiln::stack({x[0], x[1]}, 0); }, {values({3, 4}, 91), values({3, 4}, 92)}},
       {"views",

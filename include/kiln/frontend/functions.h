@@ -34,6 +34,8 @@ Tensor relu(const Tensor& x);
 /// GELU; `approximate` is "none" (erf form, LibTorch's default) or "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor silu(const Tensor& x);
+/// log(sigmoid(x)) without overflow, with its exact gradient sigmoid(-x) everywhere.
+Tensor log_sigmoid(const Tensor& x);
 Tensor pow(const Tensor& x, const Tensor& exponent);
 Tensor pow(const Tensor& x, Scalar exponent);
 Tensor pow(Scalar base, const Tensor& exponent);
@@ -109,6 +111,7 @@ Tensor relu(const Tensor& x);
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor softmax(const Tensor& x, std::int64_t dim);
 Tensor log_softmax(const Tensor& x, std::int64_t dim);
+inline Tensor logsigmoid(const Tensor& x) { return log_sigmoid(x); }
 }  // namespace nn::functional
 
 }  // namespace kiln
