@@ -91,6 +91,51 @@ Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const {
 }
 
 Tensor Tensor::var_all(bool unbiased) const { return var(IntArrayRef{}, unbiased, false); }
+
+Tensor Tensor::all() const { return (*this == 0).sum() == 0; }
+Tensor Tensor::all(std::int64_t dim, bool keepdim) const { return (*this == 0).sum(dim, keepdim) == 0; }
+Tensor Tensor::any() const { return (*this != 0).sum() != 0; }
+Tensor Tensor::any(std::int64_t dim, bool keepdim) const { return (*this != 0).sum(dim, keepdim) != 0; }
+
+Tensor Tensor::norm(Scalar p) const { return norm(p, IntArrayRef{}, false); }
+
+Tensor Tensor::norm(Scalar p, IntArrayRef dims, bool keepdim) const {
+  require_float(*this, "norm");
+  const double pv = p.to<double>();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  if (pv == inf) return abs().amax(dims, keepdim);
+  if (pv == -inf) return abs().amin(dims, keepdim);
+  if (pv == 0) return (*this != 0).to(dtype()).sum(dims, keepdim);
+  if (pv == 1) return abs().sum(dims, keepdim);
+  // The p-norm with LibTorch's gradient x |x|^(p-2) / norm^(p-1), which is
+  // 0 where the norm is 0 (the chain through sqrt/pow would give NaN).
+  bool track = autograd::any_requires_grad({*this});
+  Tensor out;
+  {
+    autograd::AutoGradMode mode(!track && GradMode::is_enabled());
+    out = pv == 2 ? (*this * *this).sum(dims, keepdim).sqrt() : abs().pow(pv).sum(dims, keepdim).pow(1 / pv);
+  }
+  if (track) {
+    std::int64_t mask = trace::reduction_mask(dims, static_cast<int>(dim()), "norm");
+    std::vector<std::int64_t> shape = sizes().vec();
+    autograd::record_function(
+        dims.empty() ? "NormBackward0" : "NormBackward1", {*this}, out,
+        [shape, mask, keepdim, pv](const Tensor& g, const autograd::variable_list& saved) {
+          const Tensor& x = saved[0];
+          Tensor n = autograd::expand_reduced(saved[1], shape, mask, keepdim);
+          Tensor scale = pv == 2 ? x / n : x * x.abs().pow(pv - 2) / n.pow(pv - 1);
+          return autograd::variable_list{where(n == 0, 0.0, autograd::expand_reduced(g, shape, mask, keepdim) * scale)};
+        },
+        {*this}, true);
+  }
+  return out;
+}
+
+Tensor all(const Tensor& x) { return x.all(); }
+Tensor any(const Tensor& x) { return x.any(); }
+Tensor norm(const Tensor& x, Scalar p) { return x.norm(p); }
+Tensor norm(const Tensor& x, Scalar p, IntArrayRef dims, bool keepdim) { return x.norm(p, dims, keepdim); }
+
 Tensor Tensor::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
   require_float(*this, "var");
   Tensor centered = *this - mean(dims, true);

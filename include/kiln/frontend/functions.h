@@ -72,6 +72,22 @@ Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, b
 Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor var(const Tensor& x, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
 Tensor std(const Tensor& x, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+/// Whole-tensor variance and standard deviation. Only a real bool binds
+/// here, so that `var(x, {1})` reduces dim 1.
+template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+Tensor var(const Tensor& x, B unbiased) {
+  return x.var(unbiased);
+}
+template <class B, std::enable_if_t<std::is_same_v<B, bool>, int> = 0>
+Tensor std(const Tensor& x, B unbiased) {
+  return x.std(unbiased);
+}
+inline Tensor var(const Tensor& x) { return x.var(); }
+inline Tensor std(const Tensor& x) { return x.std(); }
+Tensor all(const Tensor& x);
+Tensor any(const Tensor& x);
+Tensor norm(const Tensor& x, Scalar p = 2);
+Tensor norm(const Tensor& x, Scalar p, IntArrayRef dims, bool keepdim = false);
 Tensor softmax(const Tensor& x, std::int64_t dim);
 Tensor log_softmax(const Tensor& x, std::int64_t dim);
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);

@@ -179,6 +179,17 @@ class Tensor {
     return var_all(unbiased);
   }
   Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  /// Whether every element is nonzero (a bool tensor): of the whole tensor, or along `dim`.
+  Tensor all() const;
+  Tensor all(std::int64_t dim, bool keepdim = false) const;
+  /// Whether some element is nonzero.
+  Tensor any() const;
+  Tensor any(std::int64_t dim, bool keepdim = false) const;
+  /// The p-norm of the whole tensor, or over `dims`: p = 2 (default), 1,
+  /// inf (largest |x|), -inf (smallest |x|), 0 (count of nonzeros) or any
+  /// other p. Its gradient is 0 where the norm is 0, as LibTorch's.
+  Tensor norm(Scalar p = 2) const;
+  Tensor norm(Scalar p, IntArrayRef dims, bool keepdim = false) const;
   Tensor std() const { return std(true); }
   /// Whole-tensor form. Only a real bool binds here, so `x.std({1})`
   /// means dims {1} as in LibTorch, not `unbiased = true`.
