@@ -20,6 +20,18 @@ std::string OpNode::name() const {
   if (whole) return op == OpId::Sum ? "SumBackward0" : "ProdBackward0";
   if (op == OpId::MatMul && (shapes[0].ndim > 2 || shapes[1].ndim > 2)) return "BmmBackward0";
   if (op == OpId::Copy) return dtypes[0] == out_dtype ? "CloneBackward0" : "ToCopyBackward0";
+  // A number operand selects another overload: x + 2 is AddBackward1, 2 - x
+  // RsubBackward1; pow numbers (tensor, number) 0, (tensor, tensor) 1,
+  // (number, tensor) 2.
+  if (op == OpId::Pow) return is_tensor[0] ? (is_tensor[1] ? "PowBackward1" : "PowBackward0") : "PowBackward2";
+  if (op == OpId::Add || op == OpId::Sub || op == OpId::Mul || op == OpId::Div) {
+    if (op == OpId::Sub && !is_tensor[0]) return "RsubBackward1";
+    if (!is_tensor[0] || !is_tensor[1]) {
+      std::string base = grad_formula(op).node_name;
+      base.back() = '1';
+      return base;
+    }
+  }
   return grad_formula(op).node_name;
 }
 

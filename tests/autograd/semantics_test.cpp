@@ -19,8 +19,13 @@ TEST(Autograd, LeavesNonLeavesAndNodeNames) {
   EXPECT_EQ(x.grad_fn(), nullptr);
   Tensor y = x + 2;
   EXPECT_FALSE(y.is_leaf());
-  EXPECT_EQ(y.grad_fn()->name(), "AddBackward0");
+  EXPECT_EQ(y.grad_fn()->name(), "AddBackward1");  // the (Tensor, Scalar) overload, as LibTorch numbers it
+  EXPECT_EQ((y + y).grad_fn()->name(), "AddBackward0");
   EXPECT_EQ((y * y).grad_fn()->name(), "MulBackward0");
+  EXPECT_EQ((y * 3).grad_fn()->name(), "MulBackward1");
+  EXPECT_EQ((2 - y).grad_fn()->name(), "RsubBackward1");
+  EXPECT_EQ(y.pow(2).grad_fn()->name(), "PowBackward0");
+  EXPECT_EQ(y.pow(y).grad_fn()->name(), "PowBackward1");
   EXPECT_EQ(y.mean().grad_fn()->name(), "MeanBackward0");
   EXPECT_EQ(y.sum().grad_fn()->name(), "SumBackward0");
   EXPECT_EQ(y.sum({0}).grad_fn()->name(), "SumBackward1");
