@@ -143,7 +143,11 @@ variable_list CustomNode::finish(variable_list outputs) {
   }
   if (executable)
     for (const Tensor& t : ctx.to_save_) saved.emplace_back(t, t.defined() && contains(outputs, t));
+  // Nothing the node keeps may hold its own outputs (a reference cycle):
+  // the marks were only needed until here.
   ctx.to_save_.clear();
+  ctx.dirty_.clear();
+  ctx.non_differentiable_.clear();
   args_.clear();
   return outputs;
 }

@@ -102,10 +102,13 @@ std::shared_ptr<OpNode> make_node(OpId op, std::initializer_list<trace::Input> i
       node->shapes[k] = t.geo;
       node->dtypes[k] = t.dtype;
       if (formula.saves & saves_operand(k)) {
-        node->saved[k] = SavedVariable(k == 0 && first ? *first : handle_of(t), false);
         // An in-place op is recorded after its write, so an operand sharing
-        // the written storage was read one version earlier (x.mul_(x)).
-        if (first_edge && k > 0 && t.storage == inputs.begin()->tensor->storage) node->saved[k].saved_before_write();
+        // the written storage (x.mul_(x)) was read one version earlier: it is
+        // saved as what it now is, this node's output (held without history:
+        // no reference cycle), and backward reports it modified, as LibTorch.
+        const bool overwritten = first_edge && k > 0 && t.storage == inputs.begin()->tensor->storage;
+        node->saved[k] = SavedVariable(k == 0 && first ? *first : handle_of(t), overwritten);
+        if (overwritten) node->saved[k].saved_before_write();
       }
     } else {
       node->scalars[k] = in.scalar;

@@ -12,11 +12,19 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   const trace::TensorImpl& impl = *t.impl();
   version_ = impl.storage->version();
   is_output_ = is_output;
+  const AutogradMeta* m = meta(impl);
   if (is_output) {
     data_ = trace::alias(impl, impl.geo);  // same data, no history
-    if (const AutogradMeta* m = meta(impl)) output_nr_ = m->output_nr;
+    if (m) output_nr_ = m->output_nr;
+  } else if (m && m->grad_fn) {
+    // A non-leaf input is kept as its data and the history it has now, not
+    // as the tensor: an in-place op on it later would make the tensor's
+    // history lead back to this node, a reference cycle.
+    data_ = trace::alias(impl, impl.geo);
+    grad_fn_ = m->grad_fn;
+    output_nr_ = m->output_nr;
   } else {
-    data_ = t.impl();
+    data_ = t.impl();  // a leaf (its AccumulateGrad is found through it) or a constant
   }
 }
 
@@ -36,9 +44,12 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& owner, const char* nod
         "operation: ",
         describe(*data_), ", which is ", is_output_ ? "output " : "an input of ", is_output_ ? std::to_string(output_nr_) + " of " : "",
         node_name, ", is at version ", now, "; expected version ", version_, " instead."));
-  if (!is_output_) return Tensor(data_);
+  if (!is_output_ && !grad_fn_) return Tensor(data_);
   trace::TensorRef out = trace::alias(*data_, data_->geo);
-  if (grad_mode() && owner) set_history(*out, owner, output_nr_);
+  if (grad_mode()) {
+    if (grad_fn_) set_history(*out, grad_fn_, output_nr_);
+    else if (owner) set_history(*out, owner, output_nr_);
+  }
   return Tensor(std::move(out));
 }
 

@@ -30,10 +30,12 @@ class SavedVariable {
   void release() {
     if (data_) released_ = true;
     data_.reset();
+    grad_fn_.reset();
   }
 
  private:
   trace::TensorRef data_;
+  std::shared_ptr<Node> grad_fn_;  // a non-leaf input's history when saved
   std::uint32_t version_ = 0;
   std::uint32_t output_nr_ = 0;
   bool is_output_ = false;
