@@ -13,6 +13,16 @@ struct Dtypes {
   ScalarType out;      // what the result stores
 };
 
+// "Bool [2] and Float [3, 2]", numbers as "a number".
+std::string describe_operands(std::initializer_list<Input> inputs) {
+  std::string out;
+  for (const Input& in : inputs) {
+    if (!out.empty()) out += " and ";
+    out += in.tensor ? detail::cat(in.tensor->dtype, " ", in.tensor->geo.shape()) : std::string("a number");
+  }
+  return out;
+}
+
 Dtypes resolve_dtypes(OpId op, std::initializer_list<Input> inputs) {
   const OpInfo& oi = info(op);
   if (oi.rule == DtypeRule::Where) {
@@ -23,6 +33,12 @@ Dtypes resolve_dtypes(OpId op, std::initializer_list<Input> inputs) {
     ScalarType t = result_type({*(inputs.begin() + 1), *(inputs.begin() + 2)});
     return {t, t};
   }
+  if (op == OpId::Sub)  // LibTorch rejects a bool operand on either side, not only two
+    for (const Input& in : inputs)
+      if (in.tensor && in.tensor->dtype == ScalarType::Bool)
+        throw DtypeError(detail::cat(
+            "[sub] Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert "
+            "a mask, use the `~` or `logical_not()` operator instead. (operands ", describe_operands(inputs), ")"));
   ScalarType t = result_type(inputs);
   switch (oi.rule) {
     case DtypeRule::Promote: return {t, t};

@@ -21,6 +21,14 @@ TEST(DtypeErrors, ArithmeticThatBoolDoesNotSupport) {
   Tensor b = kiln::tensor({true, false});
   EXPECT_TRUE(throws<DtypeError>([&] { (void)(b - b); }, {"[sub]", "Bool"}));
   EXPECT_TRUE(throws<DtypeError>([&] { (void)kiln::sub(b, true); }, {"Bool"}));
+  // One bool operand is enough, on either side, as LibTorch rejects it.
+  Tensor f = kiln::ones({3, 2});
+  EXPECT_TRUE(throws<DtypeError>([&] { (void)(f - b); },
+                                 {"Subtraction, the `-` operator, with a bool tensor is not supported",
+                                  "logical_not()", "Float [3, 2] and Bool [2]"}));
+  EXPECT_TRUE(throws<DtypeError>([&] { (void)(b - 1); }, {"Bool [2] and a number"}));
+  EXPECT_TRUE(throws<DtypeError>([&] { (void)(1 - b); }, {"Subtraction"}));
+  EXPECT_TRUE(throws<DtypeError>([&] { f.sub_(b.expand({3, 2})); }, {"Subtraction"}));
   EXPECT_TRUE(throws<DtypeError>([&] { (void)(-b); }, {"Bool"}));
   EXPECT_TRUE(throws<DtypeError>([&] { (void)b.matmul(b); }, {"Bool"}));
   EXPECT_TRUE(throws<DtypeError>([&] { (void)b.pow(b); }, {"Bool"}));
