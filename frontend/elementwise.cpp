@@ -1,6 +1,7 @@
 // Elementwise ops: Tensor methods, free functions and operators, each a
 // thin call into the recorder (trace/record.h) with its registry OpId.
 #include <kiln/error.h>
+#include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
 
 #include "frontend/autograd/function_node.h"
@@ -34,6 +35,40 @@ KILN_UNARY(sigmoid, Sigmoid)
 KILN_UNARY(relu, Relu)
 KILN_UNARY(logical_not, LogicalNot)
 #undef KILN_UNARY
+
+// floor, ceil, round (halves to even), trunc: integers are whole already
+// (a copy, as LibTorch); bool is rejected by the op.
+#define KILN_ROUNDING(method, op)                                                    \
+  Tensor Tensor::method() const {                                                    \
+    const auto& x = unwrap(*this, #method);                                          \
+    return is_floating_point() || x.dtype == kBool ? apply(OpId::op, {x}) : clone(); \
+  }                                                                                  \
+  Tensor& Tensor::method##_() { return copy_(method()); }                            \
+  Tensor method(const Tensor& x) { return x.method(); }
+KILN_ROUNDING(floor, Floor)
+KILN_ROUNDING(ceil, Ceil)
+KILN_ROUNDING(round, Round)
+KILN_ROUNDING(trunc, Trunc)
+#undef KILN_ROUNDING
+
+// -1, 0 or 1 (0 for NaN, as LibTorch); the gradient is zeros.
+Tensor Tensor::sign() const {
+  const auto& x = unwrap(*this, "sign");
+  if (x.dtype == kBool) return clone();
+  Tensor out;
+  const bool track = autograd::any_requires_grad({*this});
+  {
+    autograd::AutoGradMode mode(false);
+    out = (*this > 0).to(x.dtype) - (*this < 0).to(x.dtype);
+  }
+  if (track)
+    autograd::record_function("SignBackward0", {*this}, out, [](const Tensor& g, const autograd::variable_list&) {
+      return autograd::variable_list{zeros_like(g)};
+    });
+  return out;
+}
+Tensor& Tensor::sign_() { return copy_(sign()); }
+Tensor sign(const Tensor& x) { return x.sign(); }
 
 // Binary ops taking a tensor or a number on the right.
 #define KILN_BINARY(method, op)                                                                              \

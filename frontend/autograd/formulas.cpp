@@ -63,6 +63,8 @@ void gelu_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
     gi[0] = g * (cdf + x * pdf);
   }
 }
+// floor, ceil, round, trunc: piecewise constant, LibTorch's gradient is zeros.
+void zero_grad(const GradContext&, const Tensor& g, Tensor* gi) { gi[0] = zeros_like(g); }
 void erf_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
   Tensor x = c.input(0);
   gi[0] = g * (x * x).neg().exp() * (2 * std::numbers::inv_sqrtpi);
@@ -260,6 +262,10 @@ const GradFormula& grad_formula(OpId op) {
     case OpId::Relu: { static constexpr GradFormula f{"ReluBackward0", y, relu_grad}; return f; }
     case OpId::Gelu: { static constexpr GradFormula f{"GeluBackward0", x, gelu_grad}; return f; }
     case OpId::Erf: { static constexpr GradFormula f{"ErfBackward0", x, erf_grad}; return f; }
+    case OpId::Floor: { static constexpr GradFormula f{"FloorBackward0", 0, zero_grad}; return f; }
+    case OpId::Ceil: { static constexpr GradFormula f{"CeilBackward0", 0, zero_grad}; return f; }
+    case OpId::Round: { static constexpr GradFormula f{"RoundBackward0", 0, zero_grad}; return f; }
+    case OpId::Trunc: { static constexpr GradFormula f{"TruncBackward0", 0, zero_grad}; return f; }
     case OpId::Add: { static constexpr GradFormula f{"AddBackward0", 0, add_grad}; return f; }
     case OpId::Sub: { static constexpr GradFormula f{"SubBackward0", 0, sub_grad}; return f; }
     case OpId::Mul: { static constexpr GradFormula f{"MulBackward0", both, mul_grad}; return f; }

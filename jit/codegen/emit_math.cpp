@@ -84,6 +84,10 @@ const char* libm_name(OpId op) {
 llvm::Value* emit_math(IrContext& ir, const KernelInstr& instr, llvm::ArrayRef<llvm::Value*> args) {
   llvm::Value* x = args[0];
   if (instr.op == OpId::Sqrt) return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+  if (instr.op == OpId::Floor) return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
+  if (instr.op == OpId::Ceil) return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
+  if (instr.op == OpId::Round) return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+  if (instr.op == OpId::Trunc) return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x);
   if (instr.op == OpId::Rsqrt)
     return ir.b.CreateFDiv(ir.constant(instr.dtype, 1), ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
   const char* name = libm_name(instr.op);

@@ -24,7 +24,11 @@ OpEmitter op_emitter(OpId op) {
     case OpId::Sin:
     case OpId::Cos:
     case OpId::Tanh:
-    case OpId::Erf: return {kFloatTypes, emit_math};
+    case OpId::Erf:
+    case OpId::Floor:
+    case OpId::Ceil:
+    case OpId::Round:
+    case OpId::Trunc: return {kFloatTypes, emit_math};
     case OpId::Sigmoid: return {kFloatTypes, emit_sigmoid};
     case OpId::Relu: return {kNumericTypes, emit_relu};
     case OpId::Gelu: return {kFloatTypes, emit_gelu};

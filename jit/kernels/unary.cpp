@@ -31,6 +31,10 @@ struct Sin { template <class T> static T apply(T x) { return std::sin(x); } };
 struct Cos { template <class T> static T apply(T x) { return std::cos(x); } };
 struct Tanh { template <class T> static T apply(T x) { return std::tanh(x); } };
 struct Erf { template <class T> static T apply(T x) { return std::erf(x); } };
+struct Floor { template <class T> static T apply(T x) { return std::floor(x); } };
+struct Ceil { template <class T> static T apply(T x) { return std::ceil(x); } };
+struct Round { template <class T> static T apply(T x) { return std::nearbyint(x); } };  // default rounding: to even
+struct Trunc { template <class T> static T apply(T x) { return std::trunc(x); } };
 struct Sigmoid { template <class T> static T apply(T x) { return T(1) / (T(1) + std::exp(-x)); } };
 // `x < 0` is false for NaN, so NaN passes through as in LibTorch.
 struct Relu { template <class T> static T apply(T x) { return x < T(0) ? T(0) : x; } };
@@ -60,6 +64,10 @@ void Sin(const KernelCall& c) { map_kernel<fn::Sin, kFloatTypes, 1>(c); }
 void Cos(const KernelCall& c) { map_kernel<fn::Cos, kFloatTypes, 1>(c); }
 void Tanh(const KernelCall& c) { map_kernel<fn::Tanh, kFloatTypes, 1>(c); }
 void Erf(const KernelCall& c) { map_kernel<fn::Erf, kFloatTypes, 1>(c); }
+void Floor(const KernelCall& c) { map_kernel<fn::Floor, kFloatTypes, 1>(c); }
+void Ceil(const KernelCall& c) { map_kernel<fn::Ceil, kFloatTypes, 1>(c); }
+void Round(const KernelCall& c) { map_kernel<fn::Round, kFloatTypes, 1>(c); }
+void Trunc(const KernelCall& c) { map_kernel<fn::Trunc, kFloatTypes, 1>(c); }
 void Sigmoid(const KernelCall& c) { map_kernel<fn::Sigmoid, kFloatTypes, 1>(c); }
 void Relu(const KernelCall& c) { map_kernel<fn::Relu, kNumericTypes, 1>(c); }
 void LogicalNot(const KernelCall& c) { map_kernel<fn::LogicalNot, kAllTypes, 1>(c); }

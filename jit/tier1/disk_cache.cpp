@@ -33,8 +33,12 @@ std::atomic<std::uint64_t> g_limit{[] {
 }()};
 
 // Everything besides the kernel key that decides whether an object fits.
+// Kernel keys hash op ids, which are positions in trace/ops.def: the op
+// table's names, in order, are part of it, or a build with an op added
+// would load another op's kernel under the same key.
 std::uint64_t environment_hash(OrcSession& orc) {
   std::string env = std::string(kVersion) + "|" LLVM_VERSION_STRING "|" + orc.host_cpu() + "|" + orc.host_features();
+  for (int op = 0; op < trace::kNumOps; ++op) (env += '|') += trace::name(static_cast<trace::OpId>(op));
   return XXH3_64bits(env.data(), env.size());
 }
 

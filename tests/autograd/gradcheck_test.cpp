@@ -25,6 +25,12 @@ Input values(std::vector<std::int64_t> shape, std::uint32_t seed, double lo = -1
   return {v, shape};
 }
 Input positive(std::vector<std::int64_t> shape, std::uint32_t seed) { return values(shape, seed, 0.3, 2.0); }
+// Values at least 0.1 from every multiple of 0.5 (the jumps of floor ... round).
+Input off_grid(std::vector<std::int64_t> shape, std::uint32_t seed) {
+  Input in = values(shape, seed, -3, 3);
+  for (double& x : in.values) x = std::floor(x * 2) / 2 + 0.1 + 0.3 * (x * 2 - std::floor(x * 2));
+  return in;
+}
 Input indices(std::vector<double> v, std::vector<std::int64_t> shape) { return {v, shape, false, false}; }
 Input transposed(Input in) {
   in.transposed = true;
@@ -91,6 +97,11 @@ std::vector<Case> cases(OpId op) {
     case OpId::Sigmoid: return unary("sigmoid", [](const V& x) { return x[0].sigmoid(); }, values({3, 4}, 12));
     case OpId::Relu: return unary("relu", [](const V& x) { return x[0].relu(); }, values({3, 4}, 13));
     case OpId::Erf: return unary("erf", [](const V& x) { return x[0].erf(); }, values({3, 4}, 14));
+    // Piecewise constant: values away from whole numbers and halves, gradient 0.
+    case OpId::Floor: return unary("floor", [](const V& x) { return x[0].floor(); }, off_grid({3, 4}, 17));
+    case OpId::Ceil: return unary("ceil", [](const V& x) { return kiln::ceil(x[0]); }, off_grid({3, 4}, 18));
+    case OpId::Round: return unary("round", [](const V& x) { return x[0].round(); }, off_grid({3, 4}, 19));
+    case OpId::Trunc: return unary("trunc", [](const V& x) { return x[0].trunc(); }, off_grid({3, 4}, 20));
     case OpId::Gelu: {
       auto c = unary("gelu", [](const V& x) { return kiln::gelu(x[0]); }, values({3, 4}, 15));
       auto t = unary("gelu_tanh", [](const V& x) { return kiln::gelu(x[0], "tanh"); }, values({3, 4}, 16));

@@ -139,6 +139,10 @@ Value apply_float(const KernelInstr& in, const Value* a) {
     case OpId::Cos: return r(std::cos(x));
     case OpId::Tanh: return r(std::tanh(x));
     case OpId::Erf: return r(std::erf(x));
+    case OpId::Floor: return r(std::floor(x));
+    case OpId::Ceil: return r(std::ceil(x));
+    case OpId::Round: return r(std::nearbyint(x));
+    case OpId::Trunc: return r(std::trunc(x));
     case OpId::Sigmoid: return r(1 / round_to(t, 1 + round_to(t, std::exp(-x))));
     case OpId::Relu: return from_float(x < 0 ? 0.0 : x);
     case OpId::Gelu: return from_float(gelu(x, in.attr == 1, t));

@@ -34,6 +34,10 @@ DtypeSet tier0_dtypes(OpId op) {
     case OpId::Cos:
     case OpId::Tanh:
     case OpId::Erf:
+    case OpId::Floor:
+    case OpId::Ceil:
+    case OpId::Round:
+    case OpId::Trunc:
     case OpId::Sigmoid:
     case OpId::Gelu:
     case OpId::Div: return kFloatTypes;
@@ -71,7 +75,8 @@ std::string label(OpId op, ScalarType t) { return std::string(trace::name(op)) +
 TEST(CodegenSingleOp, FusibleOpsAreTheElementwiseOnes) {
   const std::vector<OpId> expected = {
       OpId::Copy, OpId::Neg, OpId::Abs, OpId::Exp, OpId::Log, OpId::Log1p, OpId::Sqrt, OpId::Rsqrt,
-      OpId::Sin, OpId::Cos, OpId::Tanh, OpId::Sigmoid, OpId::Relu, OpId::Gelu, OpId::Erf, OpId::LogicalNot,
+      OpId::Sin, OpId::Cos, OpId::Tanh, OpId::Sigmoid, OpId::Relu, OpId::Gelu, OpId::Erf, OpId::Floor, OpId::Ceil,
+      OpId::Round, OpId::Trunc, OpId::LogicalNot,
       OpId::Add, OpId::Sub, OpId::Mul, OpId::Div, OpId::Pow, OpId::Maximum, OpId::Minimum, OpId::Eq,
       OpId::Ne, OpId::Lt, OpId::Le, OpId::Gt, OpId::Ge, OpId::LogicalAnd, OpId::LogicalOr, OpId::Where};
   EXPECT_EQ(fusible_ops(), expected);

@@ -29,6 +29,11 @@ Tensor cos(const Tensor& x);
 Tensor tanh(const Tensor& x);
 /// The error function (gelu's gradient uses it).
 Tensor erf(const Tensor& x);
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);
+Tensor trunc(const Tensor& x);
+Tensor sign(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor relu(const Tensor& x);
 /// GELU; `approximate` is "none" (erf form, LibTorch's default) or "tanh".

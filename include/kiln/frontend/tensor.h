@@ -132,6 +132,14 @@ class Tensor {
   Tensor cos() const;
   Tensor tanh() const;
   Tensor erf() const;
+  /// Rounding to whole numbers, in the tensor's dtype (integers are copied);
+  /// round() takes halves to even, as LibTorch. Gradients are zero.
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor trunc() const;
+  /// -1, 0 or 1 by the sign of each element (0 for NaN).
+  Tensor sign() const;
   Tensor sigmoid() const;
   Tensor relu() const;
   Tensor pow(const Tensor& exponent) const;
@@ -243,6 +251,11 @@ class Tensor {
   Tensor& copy_(const Tensor& src);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Tensor& relu_();
+  Tensor& floor_();
+  Tensor& ceil_();
+  Tensor& round_();
+  Tensor& trunc_();
+  Tensor& sign_();
 
   Tensor& operator+=(const Tensor& o) { return add_(o); }
   Tensor& operator+=(Scalar o) { return add_(o); }
