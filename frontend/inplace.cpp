@@ -83,6 +83,19 @@ Tensor& Tensor::div_(Scalar o) {
   into(OpId::Div, "div_", *this, {checked(), o});
   return *this;
 }
+#define KILN_DIVISION_INPLACE(method, op)                  \
+  Tensor& Tensor::method(const Tensor& o) {                 \
+    into(OpId::op, #method, *this, {checked(), unwrap(o, #method)}); \
+    return *this;                                            \
+  }                                                          \
+  Tensor& Tensor::method(Scalar o) {                        \
+    into(OpId::op, #method, *this, {checked(), o});          \
+    return *this;                                            \
+  }
+KILN_DIVISION_INPLACE(fmod_, Fmod)
+KILN_DIVISION_INPLACE(remainder_, Remainder)
+KILN_DIVISION_INPLACE(floor_divide_, FloorDivide)
+#undef KILN_DIVISION_INPLACE
 Tensor& Tensor::relu_() {
   into(OpId::Relu, "relu_", *this, {checked()});
   return *this;

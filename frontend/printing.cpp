@@ -5,7 +5,7 @@
 #include <kiln/frontend/tensor.h>
 
 #include "frontend/handle.h"
-#include "frontend/strided_read.h"
+#include "trace/strided_read.h"
 #include "profiler/call_site.h"
 
 namespace kiln {
@@ -38,7 +38,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   profiler::CallerScope caller(__builtin_return_address(0));
   const auto& x = *t.impl();
   trace::materialize(x, profiler::CutReason::Print, false);
-  std::vector<double> v = frontend::read_elements<double>(x);
+  std::vector<double> v = trace::read_elements<double>(x);
   bool integral = !is_floating_point(x.dtype);
   const auto& g = x.geo;
   if (g.ndim == 0) {

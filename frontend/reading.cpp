@@ -6,7 +6,7 @@
 #include <kiln/frontend/tensor.h>
 
 #include "frontend/handle.h"
-#include "frontend/strided_read.h"
+#include "trace/strided_read.h"
 #include "profiler/call_site.h"
 
 namespace kiln {
@@ -22,7 +22,7 @@ T Tensor::item() const {
     throw ValueError(detail::cat("[item] a tensor with ", x.geo.numel(), " elements (shape ", x.geo.shape(),
                                  ") cannot be converted to a number"));
   trace::materialize(x, CutReason::Item, false);
-  return frontend::read_elements<T>(x)[0];
+  return trace::read_elements<T>(x)[0];
 }
 
 Scalar Tensor::item() const {
@@ -49,7 +49,7 @@ std::vector<T> Tensor::to_vector() const {
   profiler::CallerScope caller(__builtin_return_address(0));
   const auto& x = unwrap(*this, "to_vector");
   trace::materialize(x, CutReason::ToVector, false);
-  return frontend::read_elements<T>(x);
+  return trace::read_elements<T>(x);
 }
 
 Tensor::operator bool() const {
@@ -59,7 +59,7 @@ Tensor::operator bool() const {
     throw ValueError(detail::cat("[bool] the truth value of a tensor with ", x.geo.numel(), " elements (shape ",
                                  x.geo.shape(), ") is ambiguous"));
   trace::materialize(x, CutReason::Bool, false);
-  return frontend::read_elements<bool>(x)[0];
+  return trace::read_elements<bool>(x)[0];
 }
 
 #define KILN_READERS(T)                            \

@@ -3,6 +3,7 @@
 
 #include "trace/record.h"
 #include "trace/record_util.h"
+#include "trace/strided_read.h"
 #include "trace/trace_buffer.h"
 
 namespace kiln::trace {
@@ -21,6 +22,26 @@ std::string describe_operands(std::initializer_list<Input> inputs) {
     out += in.tensor ? detail::cat(in.tensor->dtype, " ", in.tensor->geo.shape()) : std::string("a number");
   }
   return out;
+}
+
+// Integer fmod, remainder and floor_divide by zero: LibTorch's
+// ZeroDivisionError, thrown here when the divisor's values are known (a
+// number, or a tensor no trace buffer still has to write); else the tier-0
+// kernel throws when the segment runs (integer division never fuses).
+void check_integer_divisor(OpId op, std::initializer_list<Input> inputs, ScalarType t) {
+  if ((op != OpId::Fmod && op != OpId::Remainder && op != OpId::FloorDivide) || is_floating_point(t)) return;
+  const Input& divisor = inputs.begin()[1];
+  bool zero = false;
+  if (!divisor.tensor) {
+    zero = divisor.scalar.to_long() == 0;
+  } else {
+    const Storage& s = *divisor.tensor->storage;
+    if (s.writer.load(std::memory_order_acquire) != nullptr || s.failure()) return;
+    for (std::int64_t v : read_elements<std::int64_t>(*divisor.tensor)) zero |= v == 0;
+  }
+  if (zero)
+    throw ValueError(detail::cat("[", name(op), "] ZeroDivisionError: integer division by zero (operands ",
+                                 describe_operands(inputs), ")"));
 }
 
 Dtypes resolve_dtypes(OpId op, std::initializer_list<Input> inputs) {
@@ -46,6 +67,7 @@ Dtypes resolve_dtypes(OpId op, std::initializer_list<Input> inputs) {
       if (t == ScalarType::Bool)
         throw DtypeError(detail::cat("[", oi.name, "] is not supported for Bool tensors",
                                      op == OpId::Sub ? "; use logical_xor or ^ instead" : ""));
+      check_integer_divisor(op, inputs, t);
       return {t, t};
     case DtypeRule::Float: {
       ScalarType f = is_floating_point(t) ? t : kDefaultFloat;

@@ -89,6 +89,15 @@ void div_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
   if (c.needs(0)) gi[0] = gb;
   if (c.needs(1)) gi[1] = -(gb * c.result());
 }
+// a - q b with q = trunc(a / b) (fmod) or floor(a / b) (remainder): g for
+// a, -g q for b, as LibTorch's.
+void fmod_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  if (c.needs(0)) gi[0] = g;
+  if (c.needs(1)) {
+    Tensor q = c.is_tensor(0) ? c.input(0) / c.input(1) : c.scalar(0) / c.input(1);
+    gi[1] = -g * (c.op() == trace::OpId::Fmod ? q.trunc() : q.floor());
+  }
+}
 void pow_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
   if (c.needs(0)) {  // b a^(b-1), zero where b == 0 (also at a == 0)
     if (c.is_tensor(1)) {
@@ -221,8 +230,9 @@ void gather_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
 bool is_differentiable(OpId op) {
   const trace::OpInfo& oi = trace::info(op);
   if (oi.kind == trace::OpKind::Creation) return false;
+  // floor_divide's result never requires grad in LibTorch either.
   return oi.rule != trace::DtypeRule::Compare && oi.rule != trace::DtypeRule::Logical &&
-         oi.rule != trace::DtypeRule::Index;
+         oi.rule != trace::DtypeRule::Index && op != OpId::FloorDivide;
 }
 
 const GradFormula& grad_formula(OpId op) {
@@ -246,7 +256,8 @@ const GradFormula& grad_formula(OpId op) {
     case OpId::LogicalAnd:
     case OpId::LogicalOr:
     case OpId::Argmax:
-    case OpId::Argmin: return kNone;
+    case OpId::Argmin:
+    case OpId::FloorDivide: return kNone;
     case OpId::Copy: { static constexpr GradFormula f{"CopyBackwards", 0, copy_grad}; return f; }
     case OpId::Neg: { static constexpr GradFormula f{"NegBackward0", 0, neg_grad}; return f; }
     case OpId::Abs: { static constexpr GradFormula f{"AbsBackward0", x, abs_grad}; return f; }
@@ -271,6 +282,8 @@ const GradFormula& grad_formula(OpId op) {
     case OpId::Mul: { static constexpr GradFormula f{"MulBackward0", both, mul_grad}; return f; }
     case OpId::Div: { static constexpr GradFormula f{"DivBackward0", saves_operand(1) | y, div_grad}; return f; }
     case OpId::Pow: { static constexpr GradFormula f{"PowBackward0", both | y, pow_grad}; return f; }
+    case OpId::Fmod: { static constexpr GradFormula f{"FmodBackward1", both, fmod_grad}; return f; }
+    case OpId::Remainder: { static constexpr GradFormula f{"RemainderBackward1", both, fmod_grad}; return f; }
     case OpId::Maximum: { static constexpr GradFormula f{"MaximumBackward0", both, maximum_grad}; return f; }
     case OpId::Minimum: { static constexpr GradFormula f{"MinimumBackward0", both, minimum_grad}; return f; }
     case OpId::Where: { static constexpr GradFormula f{"WhereBackward0", x, where_grad}; return f; }

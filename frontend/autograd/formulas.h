@@ -34,6 +34,7 @@ class GradContext {
   bool input_is_column_major(int k) const;
   IntArrayRef output_shape() const;
   const trace::Attrs& attrs() const;
+  trace::OpId op() const;
   /// g * operand k, for a tensor or a number operand.
   Tensor times(const Tensor& g, int k) const;
 

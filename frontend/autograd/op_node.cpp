@@ -22,7 +22,13 @@ std::string OpNode::name() const {
   if (op == OpId::Copy) return dtypes[0] == out_dtype ? "CloneBackward0" : "ToCopyBackward0";
   // A number operand selects another overload: x + 2 is AddBackward1, 2 - x
   // RsubBackward1; pow numbers (tensor, number) 0, (tensor, tensor) 1,
-  // (number, tensor) 2.
+  // (number, tensor) 2; fmod and remainder by a number are 0 (a number
+  // dividend is wrapped as a tensor by LibTorch: RemainderBackward1).
+  if ((op == OpId::Fmod || op == OpId::Remainder) && !is_tensor[1]) {
+    std::string base = grad_formula(op).node_name;
+    base.back() = '0';
+    return base;
+  }
   if (op == OpId::Pow) return is_tensor[0] ? (is_tensor[1] ? "PowBackward1" : "PowBackward0") : "PowBackward2";
   if (op == OpId::Add || op == OpId::Sub || op == OpId::Mul || op == OpId::Div) {
     if (op == OpId::Sub && !is_tensor[0]) return "RsubBackward1";
@@ -71,6 +77,7 @@ bool GradContext::input_is_column_major(int k) const {
 }
 IntArrayRef GradContext::output_shape() const { return node_.out_shape.shape(); }
 const trace::Attrs& GradContext::attrs() const { return node_.attrs; }
+trace::OpId GradContext::op() const { return node_.op; }
 Tensor GradContext::times(const Tensor& g, int k) const { return is_tensor(k) ? g * input(k) : g * scalar(k); }
 
 // --- Recording ---------------------------------------------------------------

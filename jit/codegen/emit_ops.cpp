@@ -37,6 +37,9 @@ OpEmitter op_emitter(OpId op) {
     case OpId::Sub: return {kNumericTypes, emit_sub};
     case OpId::Mul: return {kAllTypes, emit_mul};
     case OpId::Div: return {kFloatTypes, emit_div};
+    case OpId::Fmod:
+    case OpId::Remainder: return {kFloatTypes, emit_fmod};
+    case OpId::FloorDivide: return {kFloatTypes, emit_floor_divide};
     case OpId::Pow: return {kNumericTypes, emit_pow};
     case OpId::Maximum: return {kAllTypes, emit_maximum};
     case OpId::Minimum: return {kAllTypes, emit_minimum};
@@ -116,6 +119,36 @@ llvm::Value* emit_sub(IrContext& ir, const KernelInstr& instr, llvm::ArrayRef<ll
 llvm::Value* emit_mul(IrContext& ir, const KernelInstr& instr, llvm::ArrayRef<llvm::Value*> args) {
   if (instr.dtype == kBool) return ir.b.CreateAnd(args[0], args[1]);
   return is_float(instr) ? ir.b.CreateFMul(args[0], args[1]) : ir.b.CreateMul(args[0], args[1]);
+}
+
+// frem is C's fmod; remainder moves a nonzero result to the divisor's sign.
+llvm::Value* emit_fmod(IrContext& ir, const KernelInstr& instr, llvm::ArrayRef<llvm::Value*> args) {
+  llvm::IRBuilder<>& b = ir.b;
+  llvm::Value* mod = b.CreateFRem(args[0], args[1]);
+  if (instr.op == OpId::Fmod) return mod;
+  llvm::Value* zero = ir.constant(instr.dtype, 0);
+  llvm::Value* differ = b.CreateXor(b.CreateFCmpOLT(args[1], zero), b.CreateFCmpOLT(mod, zero));
+  llvm::Value* shift = b.CreateAnd(b.CreateFCmpUNE(mod, zero), differ);
+  return b.CreateSelect(shift, b.CreateFAdd(mod, args[1]), mod);
+}
+
+// The tier-0 kernel's steps (jit/kernels/binary.cpp), branch-free.
+llvm::Value* emit_floor_divide(IrContext& ir, const KernelInstr& instr, llvm::ArrayRef<llvm::Value*> args) {
+  llvm::IRBuilder<>& b = ir.b;
+  llvm::Value *a = args[0], *d = args[1];
+  llvm::Value* zero = ir.constant(instr.dtype, 0);
+  llvm::Value* one = ir.constant(instr.dtype, 1);
+  llvm::Value* quotient = b.CreateFDiv(a, d);
+  llvm::Value* mod = b.CreateFRem(a, d);
+  llvm::Value* div = b.CreateFDiv(b.CreateFSub(a, mod), d);
+  llvm::Value* differ = b.CreateXor(b.CreateFCmpOLT(d, zero), b.CreateFCmpOLT(mod, zero));
+  div = b.CreateSelect(b.CreateAnd(b.CreateFCmpUNE(mod, zero), differ), b.CreateFSub(div, one), div);
+  llvm::Value* floordiv = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, div);
+  floordiv = b.CreateSelect(b.CreateFCmpOGT(b.CreateFSub(div, floordiv), ir.constant(instr.dtype, 0.5)),
+                            b.CreateFAdd(floordiv, one), floordiv);
+  floordiv = b.CreateSelect(b.CreateFCmpOEQ(div, zero), b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, zero, quotient),
+                            floordiv);
+  return b.CreateSelect(b.CreateFCmpOEQ(d, zero), quotient, floordiv);
 }
 
 llvm::Value* emit_div(IrContext& ir, const KernelInstr&, llvm::ArrayRef<llvm::Value*> args) {

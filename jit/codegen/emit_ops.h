@@ -42,6 +42,8 @@ llvm::Value* emit_compare(IrContext&, const KernelInstr&, llvm::ArrayRef<llvm::V
 llvm::Value* emit_logical(IrContext&, const KernelInstr&, llvm::ArrayRef<llvm::Value*>);
 llvm::Value* emit_where(IrContext&, const KernelInstr&, llvm::ArrayRef<llvm::Value*>);
 llvm::Value* emit_copy(IrContext&, const KernelInstr&, llvm::ArrayRef<llvm::Value*>);
+llvm::Value* emit_fmod(IrContext&, const KernelInstr&, llvm::ArrayRef<llvm::Value*>);  // fmod, remainder
+llvm::Value* emit_floor_divide(IrContext&, const KernelInstr&, llvm::ArrayRef<llvm::Value*>);
 llvm::Value* emit_math(IrContext&, const KernelInstr&, llvm::ArrayRef<llvm::Value*>);  // exp ... tanh, floor ... trunc
 llvm::Value* emit_sigmoid(IrContext&, const KernelInstr&, llvm::ArrayRef<llvm::Value*>);
 llvm::Value* emit_gelu(IrContext&, const KernelInstr&, llvm::ArrayRef<llvm::Value*>);

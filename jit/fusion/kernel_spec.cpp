@@ -146,6 +146,12 @@ bool is_fusible(trace::OpId op) {
   return kind == trace::OpKind::Unary || kind == trace::OpKind::Binary || kind == trace::OpKind::Ternary;
 }
 
+bool is_fusible(trace::OpId op, ScalarType dtype) {
+  const bool divides = op == trace::OpId::Fmod || op == trace::OpId::Remainder || op == trace::OpId::FloorDivide;
+  if (divides && !is_floating_point(dtype)) return false;
+  return is_fusible(op);
+}
+
 ScalarType accumulator_dtype(const KernelInstr& reduction) {
   if (reduction.op == trace::OpId::Sum || reduction.op == trace::OpId::Prod)
     return is_floating_point(reduction.out_dtype) ? ScalarType::Float64 : ScalarType::Int64;

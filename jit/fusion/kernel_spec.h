@@ -122,6 +122,9 @@ using CompiledFn = void (*)(std::int64_t begin, std::int64_t end, void* const* p
 /// The elementwise ops a fused kernel can contain; besides them, it may
 /// contain reductions.
 bool is_fusible(trace::OpId op);
+/// Whether an op computing in `dtype` may join a kernel: integer fmod and
+/// remainder (and floor_divide) stay on tier 0, whose kernel throws on a zero divisor.
+bool is_fusible(trace::OpId op, ScalarType dtype);
 
 /// False for an id outside the op table: a spec may be malformed
 /// (validate() rejects it, printing it with to_string()).

@@ -36,7 +36,7 @@ class GroupBuilder {
   bool can_join(std::uint32_t i) const {
     const Node& node = seg_.nodes[i];
     const bool reduction = is_reduction(node.op);
-    if (!is_fusible(node.op) && !reduction) return false;
+    if (!is_fusible(node.op, node.dtype) && !reduction) return false;
     IterationSpace space = empty() ? IterationSpace(reduction ? node.in[0].geo : node.out.geo) : space_;
     int depth = 0;
     if (reduction) {

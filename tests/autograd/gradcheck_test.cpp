@@ -31,6 +31,13 @@ Input off_grid(std::vector<std::int64_t> shape, std::uint32_t seed) {
   for (double& x : in.values) x = std::floor(x * 2) / 2 + 0.1 + 0.3 * (x * 2 - std::floor(x * 2));
   return in;
 }
+// Dividends whose quotient by any divisor in [1.9, 2.1] (or [-2.1, -1.9]) is
+// at least 0.19 from a whole number: fmod and remainder jump there.
+Input between_multiples_of_two(std::vector<std::int64_t> shape, std::uint32_t seed) {
+  Input in = values(shape, seed, -2, 2);
+  for (double& x : in.values) x = 2 * std::floor(x) + 0.5 + (x - std::floor(x));
+  return in;
+}
 Input indices(std::vector<double> v, std::vector<std::int64_t> shape) { return {v, shape, false, false}; }
 Input transposed(Input in) {
   in.transposed = true;
@@ -82,7 +89,8 @@ std::vector<Case> cases(OpId op) {
     case OpId::LogicalAnd:
     case OpId::LogicalOr:
     case OpId::Argmax:
-    case OpId::Argmin: return {};
+    case OpId::Argmin:
+    case OpId::FloorDivide: return {};
     case OpId::Copy: return unary("clone", [](const V& x) { return x[0].clone(); }, values({3, 4}, 1));
     case OpId::Neg: return unary("neg", [](const V& x) { return -x[0]; }, values({3, 4}, 2));
     case OpId::Abs: return unary("abs", [](const V& x) { return x[0].abs(); }, values({3, 4}, 3));
@@ -137,6 +145,24 @@ std::vector<Case> cases(OpId op) {
       c.push_back({"pow_scalar_base", [](const V& x) { return kiln::pow(2.0, x[0]); }, {values({3, 4}, 38)}});
       return c;
     }
+    // Divisors near +-2 and dividends between its multiples: the quotient's
+    // truncation (fmod) or floor (remainder) is constant around each point.
+    case OpId::Fmod:
+      return {{"fmod", [](const V& x) { return x[0].fmod(x[1]); },
+               {between_multiples_of_two({3, 4}, 100), values({3, 4}, 101, 1.9, 2.1)}},
+              {"fmod_broadcast_negative_divisor", [](const V& x) { return kiln::fmod(x[0], x[1]); },
+               {between_multiples_of_two({3, 4}, 102), values({4}, 103, -2.1, -1.9)}},
+              {"fmod_noncontiguous", [](const V& x) { return x[0].fmod(x[1]); },
+               {transposed(between_multiples_of_two({3, 4}, 104)), values({3, 4}, 105, 1.9, 2.1)}},
+              {"fmod_scalar", [](const V& x) { return x[0].fmod(-2.0); }, {between_multiples_of_two({3, 4}, 106)}}};
+    case OpId::Remainder:
+      return {{"remainder", [](const V& x) { return x[0].remainder(x[1]); },
+               {between_multiples_of_two({3, 4}, 107), values({3, 4}, 108, -2.1, -1.9)}},
+              {"remainder_operator_broadcast", [](const V& x) { return x[0] % x[1]; },
+               {between_multiples_of_two({3, 4}, 109), values({3, 1}, 110, 1.9, 2.1)}},
+              {"remainder_noncontiguous", [](const V& x) { return x[0].remainder(x[1]); },
+               {transposed(between_multiples_of_two({3, 4}, 111)), values({3, 4}, 112, -2.1, -1.9)}},
+              {"remainder_scalar", [](const V& x) { return x[0] % 2.0; }, {between_multiples_of_two({3, 4}, 113)}}};
     case OpId::Maximum:
       return binary("maximum", [](const V& x) { return kiln::maximum(x[0], x[1]); }, values({3, 4}, 39),
                     values({3, 4}, 40));

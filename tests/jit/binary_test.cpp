@@ -1,5 +1,8 @@
 // Binary and ternary elementwise kernels against plain loops.
 #include <cmath>
+#include <limits>
+
+#include <kiln/error.h>
 
 #include "tests/jit/op_checks.h"
 
@@ -30,17 +33,56 @@ TEST(BinaryKernels, ArithmeticOnNumericTypes) {
       check_binary<T>(OpId::Mul, v, v, [](T a, T b) { return wrap_op(a, b, [](auto x, auto y) { return x * y; }); });
       const std::vector<T> bases = {0, 1, -1, 2, -3, 7}, exponents = {0, 1, 2, 3, 5, 13, -1, -2};
       check_binary<T>(OpId::Pow, bases, exponents, [](T a, T b) { return int_pow(a, b); });
+      // C's % truncates; remainder takes the divisor's sign. x % -1 is 0, INT_MIN included.
+      const std::vector<T> dividends = {0, 7, -7, 6, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()},
+                           divisors = {1, -1, 3, -3, 7, std::numeric_limits<T>::min()};
+      auto c_mod = [](T a, T b) { return b == -1 ? T(0) : T(a % b); };
+      check_binary<T>(OpId::Fmod, dividends, divisors, c_mod);
+      check_binary<T>(OpId::Remainder, dividends, divisors, [&](T a, T b) {
+        T mod = c_mod(a, b);
+        return mod != 0 && (b < 0) != (mod < 0) ? T(mod + b) : mod;
+      });
+      check_binary<T>(OpId::FloorDivide, dividends, divisors, [](T a, T b) {
+        if (b == -1) return wrap_op(T(0), a, [](auto x, auto y) { return x - y; });
+        const T q = T(a / b), r = T(a % b);
+        return r != 0 && (r < 0) != (b < 0) ? T(q - 1) : q;
+      });
     } else {
       check_binary<T>(OpId::Add, v, v, [](T a, T b) { return T(a + b); });
       check_binary<T>(OpId::Sub, v, v, [](T a, T b) { return T(a - b); });
       check_binary<T>(OpId::Mul, v, v, [](T a, T b) { return T(a * b); });
       check_binary<T>(OpId::Div, v, v, [](T a, T b) { return T(a / b); });
       check_binary<T>(OpId::Pow, v, v, [](T a, T b) { return T(std::pow(a, b)); });
+      check_binary<T>(OpId::Fmod, v, v, [](T a, T b) { return T(std::fmod(a, b)); });
+      check_binary<T>(OpId::Remainder, v, v, [](T a, T b) {
+        T mod = std::fmod(a, b);
+        return mod != T(0) && (b < T(0)) != (mod < T(0)) ? T(mod + b) : mod;
+      });
+      // Floor of the exact quotient (long double holds every float and double
+      // quotient's floor exactly enough for these samples); x / 0 as division.
+      check_binary<T>(OpId::FloorDivide, v, v, [](T a, T b) {
+        if (b == 0) return T(a / b);
+        // An infinite dividend has no remainder to floor by: NaN, as in LibTorch and Python.
+        if (std::isinf(a) || std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+        if (std::isinf(b)) return a == 0 || (a < 0) == (b < 0) ? std::copysign(T(0), a / b) : T(-1);
+        const long double q = std::floor(static_cast<long double>(a) / static_cast<long double>(b));
+        return q == 0 ? std::copysign(T(0), a / b) : static_cast<T>(q);
+      });
     }
     auto is_nan = [](T x) { return std::isnan(static_cast<double>(x)); };
     check_binary<T>(OpId::Maximum, v, v, [&](T a, T b) { return is_nan(a) ? a : is_nan(b) ? b : std::max(a, b); });
     check_binary<T>(OpId::Minimum, v, v, [&](T a, T b) { return is_nan(a) ? a : is_nan(b) ? b : std::min(a, b); });
   });
+}
+
+TEST(BinaryKernels, IntegerDivisionsByZeroThrow) {
+  for (OpId op : {OpId::Fmod, OpId::Remainder, OpId::FloorDivide}) {
+    SegmentBuilder b;
+    const auto x = b.input(std::vector<std::int64_t>{5, 6}), y = b.input(std::vector<std::int64_t>{2, 0});
+    const auto z = b.value(16);
+    b.node(op, kInt64, b.view(z, kInt64, contiguous({2})), {b.view(x, kInt64, contiguous({2})), b.view(y, kInt64, contiguous({2}))});
+    EXPECT_THROW(b.run(), ValueError) << trace::name(op);
+  }
 }
 
 TEST(BinaryKernels, BoolAddIsOrAndMulIsAnd) {

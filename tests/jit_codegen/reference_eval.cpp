@@ -150,6 +150,21 @@ Value apply_float(const KernelInstr& in, const Value* a) {
     case OpId::Sub: return r(x - a[1].f);
     case OpId::Mul: return r(x * a[1].f);
     case OpId::Div: return r(x / a[1].f);
+    case OpId::Fmod: return r(std::fmod(x, a[1].f));
+    case OpId::Remainder: {
+      const double mod = std::fmod(x, a[1].f);
+      return r(mod != 0 && (a[1].f < 0) != (mod < 0) ? mod + a[1].f : mod);
+    }
+    case OpId::FloorDivide: {
+      const double y = a[1].f;
+      if (y == 0) return r(x / y);
+      const double mod = std::fmod(x, y);
+      double div = (x - mod) / y;
+      if (mod != 0 && (y < 0) != (mod < 0)) div -= 1;
+      if (div == 0) return r(std::copysign(0.0, x / y));
+      const double fl = std::floor(div);
+      return r(div - fl > 0.5 ? fl + 1 : fl);
+    }
     case OpId::Pow: return r(std::pow(x, a[1].f));
     case OpId::Maximum: return from_float(extremum(x, a[1].f, true));
     case OpId::Minimum: return from_float(extremum(x, a[1].f, false));

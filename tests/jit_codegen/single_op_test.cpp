@@ -17,7 +17,9 @@ namespace {
 
 constexpr ScalarType kDtypes[] = {kBool, kInt32, kInt64, kFloat32, kFloat64};
 
-// The dtypes each op's tier-0 kernel is built for (jit/kernels/*.cpp).
+// The dtypes each op has a fused form for: its tier-0 kernel's
+// (jit/kernels/*.cpp), but for integer fmod, remainder and floor_divide
+// (tier 0 only).
 DtypeSet tier0_dtypes(OpId op) {
   switch (op) {
     case OpId::Neg:
@@ -40,7 +42,10 @@ DtypeSet tier0_dtypes(OpId op) {
     case OpId::Trunc:
     case OpId::Sigmoid:
     case OpId::Gelu:
-    case OpId::Div: return kFloatTypes;
+    case OpId::Div:
+    case OpId::Fmod:  // integers too on tier 0, which throws on a zero
+    case OpId::Remainder:  // divisor: never fused
+    case OpId::FloorDivide: return kFloatTypes;
     default: return kAllTypes;
   }
 }
@@ -77,7 +82,7 @@ TEST(CodegenSingleOp, FusibleOpsAreTheElementwiseOnes) {
       OpId::Copy, OpId::Neg, OpId::Abs, OpId::Exp, OpId::Log, OpId::Log1p, OpId::Sqrt, OpId::Rsqrt,
       OpId::Sin, OpId::Cos, OpId::Tanh, OpId::Sigmoid, OpId::Relu, OpId::Gelu, OpId::Erf, OpId::Floor, OpId::Ceil,
       OpId::Round, OpId::Trunc, OpId::LogicalNot,
-      OpId::Add, OpId::Sub, OpId::Mul, OpId::Div, OpId::Pow, OpId::Maximum, OpId::Minimum, OpId::Eq,
+      OpId::Add, OpId::Sub, OpId::Mul, OpId::Div, OpId::Pow, OpId::Fmod, OpId::Remainder, OpId::FloorDivide, OpId::Maximum, OpId::Minimum, OpId::Eq,
       OpId::Ne, OpId::Lt, OpId::Le, OpId::Gt, OpId::Ge, OpId::LogicalAnd, OpId::LogicalOr, OpId::Where};
   EXPECT_EQ(fusible_ops(), expected);
   EXPECT_FALSE(is_fusible(OpId::Fill));

@@ -61,13 +61,14 @@ TEST(RowReduction, EveryOpAndDtypeAloneAndFused) {
         EXPECT_TRUE(matches(reduce(x), kref::reduce(ref, {1}, keep, fold))) << label;
 
         // Producer (x * x, or not x for bool) and consumers: the reduced
-        // value at reduced shape and broadcast back over the row.
+        // value at reduced shape and broadcast back over the row (a bool result
+        // is widened first: subtraction rejects bool operands, as LibTorch does).
         auto fused = [&] {
           const Tensor y = t == kiln::kBool ? x.logical_not() : x * x;
           const Tensor r = reduce(y);
           const Tensor rk = keep ? r : r.unsqueeze(1);
           const kiln::ScalarType dt = rk.dtype() == kiln::kBool ? kiln::kInt64 : rk.dtype();
-          return std::vector<Tensor>{r + 1, y.to(dt) - rk};
+          return std::vector<Tensor>{r + 1, y.to(dt) - rk.to(dt)};
         };
         EXPECT_TRUE(one_kernel(fused)) << label << " with producer and consumers";
       }

@@ -44,6 +44,14 @@ Tensor log_sigmoid(const Tensor& x);
 Tensor pow(const Tensor& x, const Tensor& exponent);
 Tensor pow(const Tensor& x, Scalar exponent);
 Tensor pow(Scalar base, const Tensor& exponent);
+/// See Tensor::fmod, remainder, floor_divide.
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, Scalar b);
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, Scalar b);
+Tensor remainder(Scalar a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, Scalar b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);

@@ -144,6 +144,18 @@ class Tensor {
   Tensor relu() const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(Scalar exponent) const;
+  /// Division remainders and quotients, LibTorch's: fmod has the dividend's
+  /// sign (C's fmod), remainder (and `%`) the divisor's; floor_divide rounds
+  /// the quotient toward -inf and has no gradient. Integer division by zero
+  /// throws ValueError ("ZeroDivisionError"): from this call when the
+  /// divisor is a number or an already computed tensor, else when the
+  /// result is computed.
+  Tensor fmod(const Tensor& other) const;
+  Tensor fmod(Scalar other) const;
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(Scalar other) const;
+  Tensor floor_divide(const Tensor& other) const;
+  Tensor floor_divide(Scalar other) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
@@ -246,6 +258,12 @@ class Tensor {
   Tensor& mul_(Scalar other);
   Tensor& div_(const Tensor& other);
   Tensor& div_(Scalar other);
+  Tensor& fmod_(const Tensor& other);
+  Tensor& fmod_(Scalar other);
+  Tensor& remainder_(const Tensor& other);
+  Tensor& remainder_(Scalar other);
+  Tensor& floor_divide_(const Tensor& other);
+  Tensor& floor_divide_(Scalar other);
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& copy_(const Tensor& src);
@@ -288,6 +306,9 @@ Tensor operator*(Scalar a, const Tensor& b);
 Tensor operator/(const Tensor& a, const Tensor& b);
 Tensor operator/(const Tensor& a, Scalar b);
 Tensor operator/(Scalar a, const Tensor& b);
+/// remainder, as LibTorch's `%`.
+Tensor operator%(const Tensor& a, const Tensor& b);
+Tensor operator%(const Tensor& a, Scalar b);
 Tensor operator-(const Tensor& a);
 Tensor operator==(const Tensor& a, const Tensor& b);
 Tensor operator==(const Tensor& a, Scalar b);

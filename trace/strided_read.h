@@ -6,15 +6,15 @@
 
 #include "trace/tensor_impl.h"
 
-namespace kiln::frontend {
+namespace kiln::trace {
 
 template <class Src, class T>
-void read_strided(const trace::TensorImpl& x, std::vector<T>& out) {
-  const trace::Geometry& g = x.geo;
+void read_strided(const TensorImpl& x, std::vector<T>& out) {
+  const Geometry& g = x.geo;
   const Src* base = static_cast<const Src*>(x.storage->data()) + g.offset;
   std::int64_t n = g.numel();
   out.resize(static_cast<std::size_t>(n));
-  std::int64_t index[trace::kMaxDims] = {};
+  std::int64_t index[kMaxDims] = {};
   std::int64_t pos = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     if constexpr (std::is_same_v<T, bool>) out[i] = base[pos] != Src{};
@@ -29,7 +29,7 @@ void read_strided(const trace::TensorImpl& x, std::vector<T>& out) {
 }
 
 template <class T>
-std::vector<T> read_elements(const trace::TensorImpl& x) {
+std::vector<T> read_elements(const TensorImpl& x) {
   std::vector<T> out;
   if (x.geo.numel() == 0) return out;
   switch (x.dtype) {
@@ -42,4 +42,4 @@ std::vector<T> read_elements(const trace::TensorImpl& x) {
   return out;
 }
 
-}  // namespace kiln::frontend
+}  // namespace kiln::trace
