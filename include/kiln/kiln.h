@@ -2,6 +2,7 @@
 #pragma once
 
 #include <kiln/array_ref.h>
+#include <kiln/device.h>
 #include <kiln/autograd.h>
 #include <kiln/dtype.h>
 #include <kiln/error.h>

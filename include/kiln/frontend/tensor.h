@@ -53,6 +53,10 @@ class Tensor {
   bool is_contiguous() const;
   bool is_floating_point() const { return kiln::is_floating_point(dtype()); }
   TensorOptions options() const { return TensorOptions(dtype()); }
+  /// Every kiln tensor lives on the CPU (kiln/device.h).
+  Device device() const;
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
   /// True when both share one storage (a view and its base).
   bool is_same_storage(const Tensor& other) const;
   /// Whether both handles refer to the same tensor (LibTorch's is_same).
@@ -75,6 +79,13 @@ class Tensor {
 
   // --- Conversions and copies -----------------------------------------
   Tensor to(ScalarType dtype) const;
+  /// LibTorch's to(device[, dtype]): on the CPU this is the tensor itself
+  /// (or to(dtype)); `copy` forces a new tensor. A CUDA device is a
+  /// ValueError. `non_blocking` has nothing to overlap on the CPU.
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  /// The tensor itself: it already lives on the CPU.
+  Tensor cpu() const;
   Tensor clone() const;
   Tensor contiguous() const;
 
