@@ -9,6 +9,7 @@
 #include <kiln/frontend/compile.h>
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
+#include <kiln/frontend/indexing.h>
 #include <kiln/frontend/options.h>
 #include <kiln/frontend/runtime.h>
 #include <kiln/frontend/tensor.h>

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -30,6 +31,9 @@ struct TensorImpl;
 }
 namespace autograd {
 class Node;
+}
+namespace indexing {
+class TensorIndex;
 }
 
 class Tensor {
@@ -258,6 +262,21 @@ class Tensor {
   Tensor index_select(std::int64_t dim, const Tensor& index) const;
   Tensor gather(std::int64_t dim, const Tensor& index) const;
   std::vector<Tensor> split(std::int64_t split_size, std::int64_t dim = 0) const;
+  /// LibTorch's indexing (kiln/frontend/indexing.h): x.index({Slice(), 0}) is
+  /// x[:, 0]. Integers, slices, None and "..." give views; tensor indices
+  /// (long, or a bool mask) copy.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  /// x[i] = x.select(0, i); x[t] = x.index({t}).
+  Tensor operator[](std::int64_t i) const;
+  Tensor operator[](const Tensor& i) const;
+  /// x[indices] = value. Basic indices write through the view (value
+  /// broadcasts); a single bool mask writes one value where it is true.
+  /// Integer tensor indices are an IndexError.
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, Scalar value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, Scalar value);
   std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const;
 
   // --- In place (return *this) ------------------------------------------
