@@ -261,6 +261,9 @@ class Tensor {
   /// Copies (not a view), as in LibTorch.
   Tensor index_select(std::int64_t dim, const Tensor& index) const;
   Tensor gather(std::int64_t dim, const Tensor& index) const;
+  /// `value` where `mask` (Bool) holds: kiln::masked_fill.
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
   std::vector<Tensor> split(std::int64_t split_size, std::int64_t dim = 0) const;
   /// LibTorch's indexing (kiln/frontend/indexing.h): x.index({Slice(), 0}) is
   /// x[:, 0]. Integers, slices, None and "..." give views; tensor indices
@@ -297,6 +300,8 @@ class Tensor {
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& copy_(const Tensor& src);
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Tensor& relu_();
   Tensor& floor_();
