@@ -1,9 +1,11 @@
-// index_select and gather: index tensors checked for dtype and shape here;
-// index values are checked by the kernel, which alone sees them.
+// index_select and gather: index tensors checked for dtype and shape here,
+// and for bounds when their values are already known (as LibTorch checks at
+// the call); a pending index is checked by the kernel when it runs.
 #include <kiln/error.h>
 
 #include "trace/record.h"
 #include "trace/record_util.h"
+#include "trace/strided_read.h"
 #include "trace/views.h"
 
 namespace kiln::trace {
@@ -42,6 +44,15 @@ void require_integral_index(const TensorImpl& index, const char* op, bool int32_
                                " tensor, got ", index.dtype));
 }
 
+// The kernel's message, from the call.
+void check_settled_bounds(const TensorImpl& index, std::int64_t dim, std::int64_t bound, const char* op) {
+  if (!is_settled(index)) return;
+  for (std::int64_t v : read_elements<std::int64_t>(index))
+    if (v < 0 || v >= bound)
+      throw IndexError(detail::cat("[", op, "] index ", v, " is out of bounds for dimension ", dim, " with size ",
+                                   bound));
+}
+
 }  // namespace
 
 TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl& index) {
@@ -55,6 +66,7 @@ TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl
     return view(*index_select(*unsqueeze(src, 0), 0, *reshape(index, {1})), {});
   }
   int d = wrap_dim(dim, src.geo.ndim, "index_select");
+  check_settled_bounds(index, d, src.geo.sizes[d], "index_select");
   std::int64_t count = index.geo.ndim == 0 ? 1 : index.geo.sizes[0];
   std::int64_t shape[kMaxDims];
   for (int i = 0; i < src.geo.ndim; ++i) shape[i] = i == d ? count : src.geo.sizes[i];
@@ -73,6 +85,7 @@ TensorRef gather(const TensorImpl& src, std::int64_t dim, const TensorImpl& inde
     if (i != d && index.geo.sizes[i] > src.geo.sizes[i])
       throw ShapeError(detail::cat("[gather] index ", index.geo.shape(), " is larger than the input ",
                                    src.geo.shape(), " in dim ", i));
+  check_settled_bounds(index, d, src.geo.sizes[d], "gather");
   return index_node(OpId::Gather, src, d, index, index.geo.shape());
 }
 
