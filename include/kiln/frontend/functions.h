@@ -127,6 +127,7 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim = 0);
 Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
 Tensor reshape(const Tensor& x, IntArrayRef shape);
 Tensor flatten(const Tensor& x, std::int64_t start_dim = 0, std::int64_t end_dim = -1);

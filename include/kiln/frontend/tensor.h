@@ -261,6 +261,9 @@ class Tensor {
   /// Copies (not a view), as in LibTorch.
   Tensor index_select(std::int64_t dim, const Tensor& index) const;
   Tensor gather(std::int64_t dim, const Tensor& index) const;
+  /// A copy of *this with src[p] added at p with p[dim] = index[p] (LibTorch's
+  /// scatter_add; index Long, no larger than src). Repeated positions add up.
+  Tensor scatter_add(std::int64_t dim, const Tensor& index, const Tensor& src) const;
   /// `value` where `mask` (Bool) holds: kiln::masked_fill.
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
@@ -300,6 +303,7 @@ class Tensor {
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& copy_(const Tensor& src);
+  Tensor& scatter_add_(std::int64_t dim, const Tensor& index, const Tensor& src);
   Tensor& masked_fill_(const Tensor& mask, Scalar value);
   Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
