@@ -51,7 +51,8 @@ target_include_directories(kiln PUBLIC
   "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>"
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 # Private: consumers of libkiln.so need none of these packages to compile or link.
-target_link_libraries(kiln PRIVATE kiln_internal kiln_llvm TBB::tbb xxHash::xxhash unwind::unwind ZLIB::ZLIB Threads::Threads)
+target_link_libraries(kiln PRIVATE kiln_internal kiln_llvm TBB::tbb xxHash::xxhash unwind::unwind ZLIB::ZLIB
+                      Threads::Threads)
 # Unresolved symbols fail when linking libkiln.so, not later in every test and consumer.
 target_link_options(kiln PRIVATE "LINKER:--no-undefined")
 set_target_properties(kiln PROPERTIES

@@ -72,4 +72,22 @@ inline std::vector<std::uint8_t> pixels(std::uint32_t count) {
   return out;
 }
 
+/// Writes `bytes` to `name` in `dir`, gzip-compressed when the name ends in ".gz".
+inline void write(const TempDir& dir, const std::string& name, const std::vector<std::uint8_t>& bytes) {
+  if (name.ends_with(".gz"))
+    write_gzip(dir.file(name), bytes);
+  else
+    write_plain(dir.file(name), bytes);
+}
+
+/// An images file of `count` images made by pixels().
+inline void write_images(const TempDir& dir, const std::string& name, std::uint32_t count) {
+  write(dir, name, idx(kImagesMagic, {count, 28, 28}, pixels(count)));
+}
+
+/// A labels file holding `labels`.
+inline void write_labels(const TempDir& dir, const std::string& name, const std::vector<std::uint8_t>& labels) {
+  write(dir, name, idx(kLabelsMagic, {static_cast<std::uint32_t>(labels.size())}, labels));
+}
+
 }  // namespace kdata

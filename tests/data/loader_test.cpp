@@ -156,7 +156,8 @@ TEST(DataLoader, AnErrorInABatchReachesTheConsumerAtThatBatch) { expect_error_at
 TEST(DataLoader, AnErrorOnAWorkerReachesTheConsumerAtThatBatch) { expect_error_at_third_batch(2); }
 
 TEST(DataLoader, IteratorPastTheEndAndBadOptions) {
-  auto loader = data::make_data_loader<data::samplers::SequentialSampler>(Counting(1).map(data::transforms::Stack<>()), 4);
+  auto loader =
+      data::make_data_loader<data::samplers::SequentialSampler>(Counting(1).map(data::transforms::Stack<>()), 4);
   auto it = loader->begin();
   EXPECT_NE(it, loader->end());
   ++it;

@@ -29,9 +29,8 @@ std::string io_error(const std::string& root) {
   return "";
 }
 
-void write_labels(const kdata::TempDir& dir, std::uint32_t count) {
-  kdata::write_plain(dir.file("train-labels-idx1-ubyte"),
-                     kdata::idx(kdata::kLabelsMagic, {count}, std::vector<std::uint8_t>(count, 1)));
+void write_labels(const kdata::TempDir& dir, std::size_t count) {
+  kdata::write_labels(dir, "train-labels-idx1-ubyte", std::vector<std::uint8_t>(count, 1));
 }
 
 TEST(MNISTErrors, MissingFileNamesBothForms) {
@@ -45,7 +44,7 @@ TEST(MNISTErrors, MissingFileNamesBothForms) {
 
 TEST(MNISTErrors, MissingLabelsAfterGoodImages) {
   kdata::TempDir dir;
-  kdata::write_plain(dir.file("train-images-idx3-ubyte"), kdata::idx(kdata::kImagesMagic, {2, 28, 28}, kdata::pixels(2)));
+  kdata::write_images(dir, "train-images-idx3-ubyte", 2);
   EXPECT_NE(io_error(dir.str()).find(dir.file("train-labels-idx1-ubyte")), std::string::npos);
 }
 
@@ -81,7 +80,7 @@ TEST(MNISTErrors, TruncatedGzipStream) {
 
 TEST(MNISTErrors, BadMagicShowsFoundAndExpected) {
   kdata::TempDir dir;
-  kdata::write_plain(dir.file("train-images-idx3-ubyte"), kdata::idx(kdata::kImagesMagic, {1, 28, 28}, kdata::pixels(1)));
+  kdata::write_images(dir, "train-images-idx3-ubyte", 1);
   kdata::write_plain(dir.file("train-labels-idx1-ubyte"), kdata::idx(kdata::kImagesMagic, {1}, {1}));
   const std::string what = io_error(dir.str());
   EXPECT_NE(what.find(dir.file("train-labels-idx1-ubyte") + " has magic number 0x00000803, expected 0x00000801"),
@@ -91,7 +90,7 @@ TEST(MNISTErrors, BadMagicShowsFoundAndExpected) {
 
 TEST(MNISTErrors, ImageAndLabelCountsDisagree) {
   kdata::TempDir dir;
-  kdata::write_plain(dir.file("train-images-idx3-ubyte"), kdata::idx(kdata::kImagesMagic, {3, 28, 28}, kdata::pixels(3)));
+  kdata::write_images(dir, "train-images-idx3-ubyte", 3);
   write_labels(dir, 2);
   const std::string what = io_error(dir.str());
   EXPECT_NE(what.find(dir.file("train-images-idx3-ubyte") + " holds 3 images but " +
@@ -102,7 +101,7 @@ TEST(MNISTErrors, ImageAndLabelCountsDisagree) {
 
 TEST(MNISTErrors, BytesAfterTheAnnouncedData) {
   kdata::TempDir dir;
-  kdata::write_plain(dir.file("train-images-idx3-ubyte"), kdata::idx(kdata::kImagesMagic, {1, 28, 28}, kdata::pixels(1)));
+  kdata::write_images(dir, "train-images-idx3-ubyte", 1);
   kdata::write_plain(dir.file("train-labels-idx1-ubyte"), kdata::idx(kdata::kLabelsMagic, {1}, {4, 4}));
   const std::string what = io_error(dir.str());
   EXPECT_NE(what.find(dir.file("train-labels-idx1-ubyte") + " goes on after the 1 bytes of data"), std::string::npos)
@@ -112,7 +111,8 @@ TEST(MNISTErrors, BytesAfterTheAnnouncedData) {
 TEST(MNISTErrors, NotAGzipStreamAtAll) {
   kdata::TempDir dir;
   // A gzip magic followed by garbage: zlib cannot decompress it.
-  kdata::write_plain(dir.file("train-images-idx3-ubyte.gz"), {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff});
+  kdata::write_plain(dir.file("train-images-idx3-ubyte.gz"),
+                     {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff});
   const std::string what = io_error(dir.str());
   EXPECT_NE(what.find(dir.file("train-images-idx3-ubyte.gz")), std::string::npos) << what;
 }

@@ -32,8 +32,8 @@ void expect_three_examples(const MNIST& ds) {
 
 TEST(MNIST, ReadsPlainTrainingFiles) {
   kdata::TempDir dir;
-  kdata::write_plain(dir.file("train-images-idx3-ubyte"), kdata::idx(kdata::kImagesMagic, {3, 28, 28}, kdata::pixels(3)));
-  kdata::write_plain(dir.file("train-labels-idx1-ubyte"), kdata::idx(kdata::kLabelsMagic, {3}, {3, 0, 9}));
+  kdata::write_images(dir, "train-images-idx3-ubyte", 3);
+  kdata::write_labels(dir, "train-labels-idx1-ubyte", {3, 0, 9});
   MNIST ds(dir.str());
   EXPECT_TRUE(ds.is_train());
   expect_three_examples(ds);
@@ -46,8 +46,8 @@ TEST(MNIST, ReadsPlainTrainingFiles) {
 
 TEST(MNIST, ReadsGzipTestFiles) {
   kdata::TempDir dir;
-  kdata::write_gzip(dir.file("t10k-images-idx3-ubyte.gz"), kdata::idx(kdata::kImagesMagic, {3, 28, 28}, kdata::pixels(3)));
-  kdata::write_gzip(dir.file("t10k-labels-idx1-ubyte.gz"), kdata::idx(kdata::kLabelsMagic, {3}, {3, 0, 9}));
+  kdata::write_images(dir, "t10k-images-idx3-ubyte.gz", 3);
+  kdata::write_labels(dir, "t10k-labels-idx1-ubyte.gz", {3, 0, 9});
   MNIST ds(dir.str() + "/", MNIST::Mode::kTest);
   EXPECT_FALSE(ds.is_train());
   expect_three_examples(ds);
@@ -55,8 +55,8 @@ TEST(MNIST, ReadsGzipTestFiles) {
 
 TEST(MNIST, MixesPlainAndGzipFiles) {
   kdata::TempDir dir;
-  kdata::write_gzip(dir.file("train-images-idx3-ubyte.gz"), kdata::idx(kdata::kImagesMagic, {3, 28, 28}, kdata::pixels(3)));
-  kdata::write_plain(dir.file("train-labels-idx1-ubyte"), kdata::idx(kdata::kLabelsMagic, {3}, {3, 0, 9}));
+  kdata::write_images(dir, "train-images-idx3-ubyte.gz", 3);
+  kdata::write_labels(dir, "train-labels-idx1-ubyte", {3, 0, 9});
   expect_three_examples(MNIST(dir.str()));
 }
 

@@ -20,8 +20,8 @@ namespace data = kiln::data;
 /// data = relu(arange(4) * i + 1) as a [1, 2, 2] image, target = i.
 struct Computed : data::datasets::Dataset<Computed> {
   data::Example<> get(std::size_t index) override {
-    const auto i = static_cast<double>(index);
-    return {(kiln::arange(4, kiln::kFloat32) * i + 1).relu().reshape({1, 2, 2}), kiln::scalar_tensor(static_cast<std::int64_t>(index))};
+    Tensor image = (kiln::arange(4, kiln::kFloat32) * static_cast<double>(index) + 1).relu().reshape({1, 2, 2});
+    return {image, kiln::scalar_tensor(static_cast<std::int64_t>(index))};
   }
   std::optional<std::size_t> size() const override { return 24; }
 };

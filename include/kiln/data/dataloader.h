@@ -124,8 +124,8 @@ std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset 
 /// (random order by default). kiln::ValueError for a dataset without a size.
 template <class Sampler = samplers::RandomSampler, class Dataset,
           class = std::enable_if_t<std::is_constructible_v<Sampler, std::size_t>>>
-std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(Dataset dataset,
-                                                                       DataLoaderOptions options = DataLoaderOptions()) {
+std::unique_ptr<StatelessDataLoader<Dataset, Sampler>> make_data_loader(
+    Dataset dataset, DataLoaderOptions options = DataLoaderOptions()) {
   const std::optional<std::size_t> size = dataset.size();
   if (!size) throw ValueError("[make_data_loader] the dataset has no size(), which the sampler needs");
   return make_data_loader(std::move(dataset), Sampler(*size), std::move(options));
