@@ -30,7 +30,10 @@ Generator& generator() {
   return g;
 }
 
-ScalarType checked_options(const TensorOptions& o, const char*) { return o.dtype(); }
+ScalarType checked_options(const TensorOptions& o, const char* name) {
+  detail::check_device(o.device(), name);
+  return o.dtype();
+}
 
 // requires_grad(true) in the options makes the new tensor a leaf that
 // requires grad (a DtypeError for non-floating dtypes, as in LibTorch).

@@ -178,6 +178,15 @@ Tensor Tensor::to(ScalarType t) const {
   const auto& x = unwrap(*this, "to");
   return x.dtype == t ? *this : frontend::convert(*this, t);
 }
+Tensor Tensor::to(Device device, ScalarType t, bool, bool copy) const {
+  detail::check_device(device, "to");
+  Tensor out = to(t);
+  return copy && out.is_same(*this) ? clone() : out;
+}
+Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
+  return to(device, dtype(), non_blocking, copy);
+}
+Tensor Tensor::cpu() const { return to(kCPU); }
 
 // Operators.
 Tensor operator+(const Tensor& a, const Tensor& b) { return a.add(b); }

@@ -14,6 +14,7 @@ namespace {
 Tensor borrow(void* data, IntArrayRef sizes, const trace::Geometry& geo, std::function<void(void*)> deleter,
               const TensorOptions& options) {
   if (!data) throw ValueError(detail::cat("[from_blob] data pointer is null (sizes ", sizes, ")"));
+  detail::check_device(options.device(), "from_blob");
   auto impl = std::make_shared<trace::TensorImpl>();
   impl->geo = geo;
   impl->dtype = options.dtype();
@@ -40,6 +41,7 @@ void store(void* dst, const T* src, std::size_t n) {
 
 template <class T>
 Tensor copy_values(const T* values, IntArrayRef shape, std::optional<TensorOptions> options) {
+  if (options) detail::check_device(options->device(), "tensor");
   ScalarType dtype = options ? options->dtype() : natural_dtype<T>();
   trace::TensorRef out = trace::fresh_output(shape, dtype, "tensor");
   auto n = static_cast<std::size_t>(out->geo.numel());

@@ -166,6 +166,23 @@ Tensor Tensor::index_select(std::int64_t d, const Tensor& index) const {
 Tensor Tensor::gather(std::int64_t d, const Tensor& index) const {
   return index_op(trace::OpId::Gather, *this, d, index, "gather", trace::gather);
 }
+Tensor Tensor::scatter_add(std::int64_t d, const Tensor& index, const Tensor& src) const {
+  const auto &self = unwrap(*this, "scatter_add"), &idx = unwrap(index, "scatter_add"),
+             &values = unwrap(src, "scatter_add");
+  Tensor out = wrap(trace::scatter_add(self, d, idx, values));
+  if (autograd::needs_history({self, values})) {
+    trace::Attrs attrs;
+    attrs.i[0] = self.geo.ndim == 0 ? 0 : trace::wrap_dim(d, self.geo.ndim, "scatter_add");
+    autograd::record_op(trace::OpId::ScatterAdd, {self, idx, values}, attrs, out);
+  }
+  return out;
+}
+Tensor& Tensor::scatter_add_(std::int64_t d, const Tensor& index, const Tensor& src) {
+  return copy_(scatter_add(d, index, src));
+}
+Tensor scatter_add(const Tensor& self, std::int64_t d, const Tensor& index, const Tensor& src) {
+  return self.scatter_add(d, index, src);
+}
 Tensor Tensor::clone() const { return frontend::convert(*this, unwrap(*this, "clone").dtype); }
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 

@@ -46,6 +46,10 @@ IntArrayRef Tensor::strides() const { return checked().geo.stride(); }
 std::int64_t Tensor::dim() const { return checked().geo.ndim; }
 std::int64_t Tensor::numel() const { return checked().geo.numel(); }
 ScalarType Tensor::dtype() const { return checked().dtype; }
+Device Tensor::device() const {
+  checked();
+  return kCPU;
+}
 bool Tensor::is_contiguous() const { return checked().geo.is_contiguous(); }
 
 std::int64_t Tensor::size(std::int64_t d) const {

@@ -19,7 +19,7 @@ std::optional<ScalarType> kernel_input_dtype(const trace::Node& node, int k) {
   switch (trace::info(node.op).kind) {
     case OpKind::Creation:
     case OpKind::Reduction: return std::nullopt;
-    case OpKind::Index: return k == 0 ? node.out.dtype : kInt64;
+    case OpKind::Index: return k == 1 ? kInt64 : node.out.dtype;  // (source, index[, values])
     case OpKind::MatMul: return node.dtype;
     default:
       if (node.op == trace::OpId::Copy) return std::nullopt;

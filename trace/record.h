@@ -53,6 +53,10 @@ TensorRef reduce(OpId op, const TensorImpl& x, IntArrayRef dims, bool keepdim);
 TensorRef matmul(const TensorImpl& a, const TensorImpl& b, const char* name);
 TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl& index);
 TensorRef gather(const TensorImpl& src, std::int64_t dim, const TensorImpl& index);
+/// A new tensor: self, plus src[p] added at p with p[dim] = index[p], for
+/// every position p of `index` (which is no larger than src, nor than self
+/// outside dim). LibTorch's checks, with the shapes in the message.
+TensorRef scatter_add(const TensorImpl& self, std::int64_t dim, const TensorImpl& index, const TensorImpl& src);
 
 /// Makes `x`'s storage safe to read (and, with `for_write`, to write) from
 /// the calling thread: flushes the pending writes (and reads) it depends on.

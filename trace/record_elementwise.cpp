@@ -35,8 +35,7 @@ void check_integer_divisor(OpId op, std::initializer_list<Input> inputs, ScalarT
   if (!divisor.tensor) {
     zero = divisor.scalar.to_long() == 0;
   } else {
-    const Storage& s = *divisor.tensor->storage;
-    if (s.writer.load(std::memory_order_acquire) != nullptr || s.failure()) return;
+    if (!is_settled(*divisor.tensor)) return;
     for (std::int64_t v : read_elements<std::int64_t>(*divisor.tensor)) zero |= v == 0;
   }
   if (zero)

@@ -1,9 +1,11 @@
-// index_select and gather: index tensors checked for dtype and shape here;
-// index values are checked by the kernel, which alone sees them.
+// index_select, gather and scatter_add: index tensors checked for dtype and shape here,
+// and for bounds when their values are already known (as LibTorch checks at
+// the call); a pending index is checked by the kernel when it runs.
 #include <kiln/error.h>
 
 #include "trace/record.h"
 #include "trace/record_util.h"
+#include "trace/strided_read.h"
 #include "trace/views.h"
 
 namespace kiln::trace {
@@ -42,6 +44,15 @@ void require_integral_index(const TensorImpl& index, const char* op, bool int32_
                                " tensor, got ", index.dtype));
 }
 
+// The kernel's message, from the call.
+void check_settled_bounds(const TensorImpl& index, std::int64_t dim, std::int64_t bound, const char* op) {
+  if (!is_settled(index)) return;
+  for (std::int64_t v : read_elements<std::int64_t>(index))
+    if (v < 0 || v >= bound)
+      throw IndexError(detail::cat("[", op, "] index ", v, " is out of bounds for dimension ", dim, " with size ",
+                                   bound));
+}
+
 }  // namespace
 
 TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl& index) {
@@ -55,6 +66,7 @@ TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl
     return view(*index_select(*unsqueeze(src, 0), 0, *reshape(index, {1})), {});
   }
   int d = wrap_dim(dim, src.geo.ndim, "index_select");
+  check_settled_bounds(index, d, src.geo.sizes[d], "index_select");
   std::int64_t count = index.geo.ndim == 0 ? 1 : index.geo.sizes[0];
   std::int64_t shape[kMaxDims];
   for (int i = 0; i < src.geo.ndim; ++i) shape[i] = i == d ? count : src.geo.sizes[i];
@@ -73,7 +85,43 @@ TensorRef gather(const TensorImpl& src, std::int64_t dim, const TensorImpl& inde
     if (i != d && index.geo.sizes[i] > src.geo.sizes[i])
       throw ShapeError(detail::cat("[gather] index ", index.geo.shape(), " is larger than the input ",
                                    src.geo.shape(), " in dim ", i));
+  check_settled_bounds(index, d, src.geo.sizes[d], "gather");
   return index_node(OpId::Gather, src, d, index, index.geo.shape());
+}
+
+TensorRef scatter_add(const TensorImpl& self, std::int64_t dim, const TensorImpl& index, const TensorImpl& src) {
+  require_integral_index(index, "scatter_add", false);
+  if (src.dtype != self.dtype)
+    throw DtypeError(detail::cat("[scatter_add] expected self.dtype to be equal to src.dtype, got ", self.dtype,
+                                 " and ", src.dtype));
+  if (self.geo.ndim == 0 && index.geo.ndim == 0 && src.geo.ndim == 0)  // one element into one element
+    return view(*scatter_add(*unsqueeze(self, 0), 0, *unsqueeze(index, 0), *unsqueeze(src, 0)), {});
+  const int d = wrap_dim(dim, self.geo.ndim, "scatter_add");
+  if (index.geo.ndim != self.geo.ndim || src.geo.ndim != self.geo.ndim)
+    throw ShapeError(detail::cat("[scatter_add] index ", index.geo.shape(), ", self ", self.geo.shape(), " and src ",
+                                 src.geo.shape(), " must have the same number of dims"));
+  for (int i = 0; i < self.geo.ndim; ++i)
+    if (index.geo.sizes[i] > src.geo.sizes[i] || (i != d && index.geo.sizes[i] > self.geo.sizes[i]))
+      throw ShapeError(detail::cat("[scatter_add] index ", index.geo.shape(), " is larger than src ",
+                                   src.geo.shape(), " or (outside dim ", d, ") than self ", self.geo.shape(),
+                                   " in dim ", i));
+  check_settled_bounds(index, d, self.geo.sizes[d], "scatter_add");
+  // Only src's leading block of the index's shape is read.
+  Geometry src_geo = src.geo;
+  for (int i = 0; i < src_geo.ndim; ++i) src_geo.sizes[i] = index.geo.sizes[i];
+  TensorRef out = fresh_output(self.geo.shape(), self.dtype, "scatter_add");
+  Node node;
+  node.op = OpId::ScatterAdd;
+  node.dtype = self.dtype;
+  node.arity = 3;
+  node.attrs.i[0] = d;
+  node.in[0] = tensor_operand(self, self.geo);
+  node.in[1] = tensor_operand(index, index.geo);
+  node.in[2] = tensor_operand(src, src_geo);
+  node.out = tensor_operand(*out, out->geo);
+  const TensorImpl* ins[kMaxArity] = {&self, &index, &src};
+  push(node, ins, out->storage, true);
+  return out;
 }
 
 }  // namespace kiln::trace

@@ -28,6 +28,15 @@ void read_strided(const TensorImpl& x, std::vector<T>& out) {
   }
 }
 
+/// Whether `x`'s values can be read now without running anything: no trace
+/// buffer still has to write its storage, and no failed segment poisoned
+/// it. Checks at the call (integer division by zero, index bounds) read
+/// such tensors; a pending one is checked by its kernel instead.
+inline bool is_settled(const TensorImpl& x) {
+  const Storage& s = *x.storage;
+  return s.writer.load(std::memory_order_acquire) == nullptr && !s.failure();
+}
+
 template <class T>
 std::vector<T> read_elements(const TensorImpl& x) {
   std::vector<T> out;

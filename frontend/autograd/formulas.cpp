@@ -179,50 +179,45 @@ void matmul_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
   if (c.needs(1))
     gi[1] = c.input_is_column_major(1) ? t(matmul(t(g), c.input(0))) : matmul(t(c.input(0)), g);
 }
-// index_select / gather scatter the gradient back to the positions read,
-// written as products with a one-hot matrix of the indices.
-Tensor move_axis(const Tensor& t, std::int64_t from, std::int64_t to) {
-  std::vector<std::int64_t> perm;
-  for (std::int64_t d = 0; d < t.dim(); ++d)
-    if (d != from) perm.push_back(d);
-  perm.insert(perm.begin() + to, from);
-  return t.permute(perm);
-}
+// index_select and gather send the gradient back to the positions read
+// with scatter_add (repeated positions add up); scatter_add's own gradient
+// reads it back with gather.
 void index_select_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
   IntArrayRef src_shape = c.input_shape(0);
   if (src_shape.empty()) {  // a zero-dim source: the one element read
     gi[0] = g.reshape({});
     return;
   }
-  std::int64_t dim = c.attrs().i[0];
-  std::int64_t n = src_shape[dim];
-  Tensor index = c.input(1).reshape({-1, 1});
-  Tensor onehot = (index == arange(n, kInt64).reshape({1, n})).to(g.dtype());  // [len, n]
-  Tensor front = move_axis(g, dim, 0);                                          // [len, rest...]
-  std::vector<std::int64_t> shape = front.sizes().vec();
-  shape[0] = n;
-  std::int64_t rest = 1;
-  for (std::size_t d = 1; d < shape.size(); ++d) rest *= shape[d];
-  gi[0] = move_axis(matmul(onehot.t(), front.reshape({front.size(0), rest})).reshape(shape), 0, dim);
+  const std::int64_t dim = c.attrs().i[0];
+  std::vector<std::int64_t> along(src_shape.size(), 1);
+  along[static_cast<std::size_t>(dim)] = -1;
+  const Tensor index = c.input(1).to(kInt64).reshape(along).expand(g.sizes());
+  gi[0] = zeros(src_shape, g.dtype()).scatter_add(dim, index, g);
 }
 void gather_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
-  // Source position j along dim collects the gradients whose index is j.
   IntArrayRef src_shape = c.input_shape(0);
   if (src_shape.empty()) {
     gi[0] = g.reshape({});
     return;
   }
-  std::int64_t dim = c.attrs().i[0];
-  std::int64_t n = src_shape[dim];
-  Tensor hit = (c.input(1).unsqueeze(-1) == arange(n, kInt64)).to(g.dtype());  // [idx..., n]
-  Tensor r = move_axis((g.unsqueeze(-1) * hit).sum({dim}, false), g.dim() - 1, dim);
-  for (std::int64_t d = 0; d < r.dim(); ++d)  // an index smaller than the source outside dim
+  gi[0] = zeros(src_shape, g.dtype()).scatter_add(c.attrs().i[0], c.input(1), g);
+}
+void scatter_add_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  if (c.needs(0)) gi[0] = g;
+  if (!c.needs(2)) return;
+  IntArrayRef src_shape = c.input_shape(2);
+  if (src_shape.empty()) {
+    gi[2] = g.reshape({});
+    return;
+  }
+  Tensor r = g.gather(c.attrs().i[0], c.input(1));
+  for (std::int64_t d = 0; d < r.dim(); ++d)  // src elements beyond the index's extent were not added
     if (r.size(d) < src_shape[d]) {
       std::vector<std::int64_t> pad = r.sizes().vec();
       pad[d] = src_shape[d] - r.size(d);
       r = cat({r, zeros(pad, r.dtype())}, d);
     }
-  gi[0] = r;
+  gi[2] = r;
 }
 
 }  // namespace
@@ -297,6 +292,10 @@ const GradFormula& grad_formula(OpId op) {
       return f;
     }
     case OpId::Gather: { static constexpr GradFormula f{"GatherBackward0", saves_operand(1), gather_grad}; return f; }
+    case OpId::ScatterAdd: {
+      static constexpr GradFormula f{"ScatterAddBackward0", saves_operand(1), scatter_add_grad};
+      return f;
+    }
   }
   return kNone;
 }

@@ -115,6 +115,11 @@ void Module::to(ScalarType dtype, bool) {
       if (item.value().defined() && is_floating_point(item.value().dtype())) item.value().set_data(item.value().to(dtype));
   for (const auto& child : children_) child.value()->to(dtype);
 }
+void Module::to(Device device, bool) { detail::check_device(device, "nn::Module::to"); }
+void Module::to(Device device, ScalarType dtype, bool non_blocking) {
+  to(device, non_blocking);
+  to(dtype, non_blocking);
+}
 
 void Module::pretty_print(std::ostream& stream) const { stream << name(); }
 

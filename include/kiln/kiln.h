@@ -2,6 +2,7 @@
 #pragma once
 
 #include <kiln/array_ref.h>
+#include <kiln/device.h>
 #include <kiln/autograd.h>
 #include <kiln/data.h>
 #include <kiln/dtype.h>
@@ -9,6 +10,7 @@
 #include <kiln/frontend/compile.h>
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
+#include <kiln/frontend/indexing.h>
 #include <kiln/frontend/options.h>
 #include <kiln/frontend/runtime.h>
 #include <kiln/frontend/tensor.h>

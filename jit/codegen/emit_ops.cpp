@@ -66,7 +66,8 @@ OpEmitter op_emitter(OpId op) {
     case OpId::Argmin:
     case OpId::MatMul:
     case OpId::IndexSelect:
-    case OpId::Gather: return {};
+    case OpId::Gather:
+    case OpId::ScatterAdd: return {};
   }
   return {};
 }

@@ -1,12 +1,15 @@
 // index_select and gather: out[p] = src[p with p[dim] replaced by index(p)].
 // For index_select, index(p) = index[p[dim]] (a 1-D index); for gather,
-// index(p) = index[p] (the index has the output's shape). Every index is
-// checked before anything is written, so a bad one leaves the output as it
-// was and throws kiln::IndexError.
+// index(p) = index[p] (the index has the output's shape). scatter_add is
+// gather's adjoint: out = self, then out[p with p[dim] = index[p]] += src[p].
+// Every index is checked before anything is written, so a bad one leaves
+// the output as it was and throws kiln::IndexError.
 #include <cstring>
 
 #include <kiln/error.h>
 
+#include "jit/kernels/copy.h"
+#include "jit/kernels/dtype_dispatch.h"
 #include "jit/kernels/elementwise.h"
 #include "jit/kernels/parallel.h"
 #include "jit/kernels/strided_loop.h"
@@ -101,6 +104,45 @@ void IndexSelect(const KernelCall& c) {
 void Gather(const KernelCall& c) {
   KILN_CHECK(c.in[1].geo.ndim == c.out.geo.ndim, "gather index has ", c.in[1].geo.ndim, " dims");
   run_index_op(c, c.in[1].geo.strides);
+}
+
+// Serial: positions may repeat, and repeats must add up in a fixed order
+// so that results do not depend on the thread split.
+void ScatterAdd(const KernelCall& c) {
+  const TensorArg &self = c.in[0], &index = c.in[1], &src = c.in[2], &out = c.out;
+  const int dim = static_cast<int>(c.node->attrs.i[0]);
+  KILN_CHECK(dim >= 0 && dim < out.geo.ndim && index.geo.ndim == out.geo.ndim && src.geo.ndim == out.geo.ndim,
+             "dim ", dim, " of ", trace::shape_str(out.geo.shape()));
+  KILN_CHECK(self.dtype == out.dtype && src.dtype == out.dtype, "self ", self.dtype, " src ", src.dtype);
+  check_indices(c, dim, out.geo.sizes[dim]);
+  if (self.data != out.data) copy_elements(out, self);  // an aliasing self has out's geometry (the engine's rule)
+  const std::int64_t n = index.numel();
+  if (n == 0) return;
+  visit_dtype<kAllTypes>(out.dtype, "scatter_add", [&]<class T>() {
+    StridedLoop loop;
+    loop.ndim = index.geo.ndim;
+    loop.operands = 3;
+    for (int d = 0; d < loop.ndim; ++d) {
+      loop.sizes[d] = index.geo.sizes[d];
+      loop.strides[0][d] = d == dim ? 0 : out.geo.strides[d] * static_cast<std::int64_t>(sizeof(T));
+      loop.strides[1][d] = src.geo.strides[d] * static_cast<std::int64_t>(sizeof(T));
+      loop.strides[2][d] = index.geo.strides[d] * 8;
+    }
+    loop.coalesce();
+    const std::int64_t out_stride = loop.inner_stride(0), src_stride = loop.inner_stride(1),
+                       index_stride = loop.inner_stride(2);
+    const std::int64_t dim_stride = out.geo.strides[dim] * static_cast<std::int64_t>(sizeof(T));
+    for_each_run(loop, 0, n, [&](const std::int64_t* offsets, std::int64_t, std::int64_t count) {
+      for (std::int64_t j = 0; j < count; ++j) {
+        std::int64_t v;
+        std::memcpy(&v, index.data + offsets[2] + j * index_stride, 8);
+        T* o = reinterpret_cast<T*>(out.data + offsets[0] + j * out_stride + v * dim_stride);
+        const T s = *reinterpret_cast<const T*>(src.data + offsets[1] + j * src_stride);
+        if constexpr (std::is_same_v<T, bool>) *o = *o || s;
+        else *o = static_cast<T>(*o + s);
+      }
+    });
+  });
 }
 
 }  // namespace kiln::jit::kernels

@@ -211,6 +211,13 @@ std::vector<Case> cases(OpId op) {
     case OpId::Gather:
       return {{"gather", [](const V& x) { return x[0].gather(1, as_long(x[1])); },
                {values({3, 4}, 72), indices({0, 3, 3, 1, 2, 0}, {3, 2})}}};
+    // Repeated positions add up; the index is smaller than src (its last
+    // column is never added) and than self outside dim.
+    case OpId::ScatterAdd:
+      return {{"scatter_add", [](const V& x) { return x[0].scatter_add(1, as_long(x[1]), x[2]); },
+               {values({3, 4}, 73), indices({0, 3, 3, 1, 2, 0}, {3, 2}), values({3, 3}, 74)}},
+              {"scatter_add_dim0", [](const V& x) { return kiln::scatter_add(x[0], 0, as_long(x[1]), x[2]); },
+               {values({3, 2}, 75), indices({2, 0, 2, 2}, {2, 2}), transposed(values({2, 2}, 76))}}};
   }
   return {};
 }

@@ -1,6 +1,6 @@
 // Dims and indices outside their range throw kiln::IndexError: dims at the
-// op call; index *values* of index_select/gather (which only the kernel
-// sees) at the read. Other tensors stay intact.
+// op call; index *values* of index_select/gather at the call when they are
+// known, else (a pending index) at the read. Other tensors stay intact.
 #include <gtest/gtest.h>
 
 #include <kiln/kiln.h>
@@ -89,11 +89,12 @@ TEST(IndexErrors, NarrowRangeOutside) {
   EXPECT_TRUE(s.intact());
 }
 
-TEST(IndexErrors, IndexSelectValueOutOfRangeThrowsAtTheRead) {
+// A pending index (computed, not yet run): only the kernel sees its values.
+TEST(IndexErrors, PendingIndexSelectValueOutOfRangeThrowsAtTheRead) {
   kerr::Survivors s;
   Tensor x = kiln::arange(6, kiln::kFloat32).reshape({2, 3});  // pending, like the failing op
   Tensor y;
-  ASSERT_NO_THROW(y = x.index_select(1, kiln::tensor({0, 5})));  // only the kernel sees the values
+  ASSERT_NO_THROW(y = x.index_select(1, kiln::tensor({0, 4}) + 1));
   EXPECT_TRUE(throws<IndexError>([&] { (void)y.to_vector<float>(); }, {"[index_select]", "5"}));
   EXPECT_THROW((void)y.to_vector<float>(), kiln::Error) << "a failed tensor must not read as garbage later";
   EXPECT_TRUE(s.intact());
@@ -102,24 +103,41 @@ TEST(IndexErrors, IndexSelectValueOutOfRangeThrowsAtTheRead) {
   EXPECT_EQ(xv, (std::vector<float>{0, 1, 2, 3, 4, 5}));
 }
 
-TEST(IndexErrors, NegativeIndexValueThrowsAtTheRead) {
+TEST(IndexErrors, PendingNegativeIndexValueThrowsAtTheRead) {
   kerr::Survivors s;
   Tensor x = kiln::arange(6, kiln::kFloat32).reshape({2, 3});
   kiln::sync();
-  Tensor z = x.index_select(0, kiln::tensor({-1}));
+  Tensor z = x.index_select(0, kiln::tensor({1}) - 2);
   EXPECT_TRUE(throws<IndexError>([&] { (void)z.sum().item<float>(); }, {"-1"}));
   EXPECT_EQ(x.index_select(1, kiln::tensor({2})).sum().item<float>(), 7.0f);
 }
 
-TEST(IndexErrors, GatherValueOutOfRangeThrowsAtTheRead) {
+TEST(IndexErrors, PendingGatherValueOutOfRangeThrowsAtTheRead) {
   kerr::Survivors s;
   Tensor x = kiln::arange(6, kiln::kFloat32).reshape({2, 3});
   kiln::sync();
   Tensor y;
-  ASSERT_NO_THROW(y = x.gather(1, kiln::tensor({{0, 3}})));
+  ASSERT_NO_THROW(y = x.gather(1, kiln::tensor({{0, 2}}) + 1));
   EXPECT_TRUE(throws<IndexError>([&] { (void)y.to_vector<float>(); }, {"[gather]", "3"}));
   EXPECT_TRUE(s.intact());
   EXPECT_EQ(x.gather(1, kiln::tensor({{2, 0}})).sum().item<float>(), 2.0f);
+}
+
+// An index whose values are known is checked at the call, as LibTorch does,
+// with the kernel's message; nothing is recorded.
+TEST(IndexErrors, SettledIndexValuesAreCheckedAtTheCall) {
+  kerr::Survivors s;
+  Tensor x = kiln::arange(6, kiln::kFloat32).reshape({2, 3});
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.index_select(1, kiln::tensor({0, 5})); },
+                                 {"[index_select] index 5 is out of bounds for dimension 1 with size 3"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.index_select(0, kiln::tensor({-1}, kiln::kInt32)); }, {"-1"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.gather(1, kiln::tensor({{0, 3}})); },
+                                 {"[gather] index 3 is out of bounds for dimension 1 with size 3"}));
+  Tensor settled = kiln::tensor({0, 4}) + 1;
+  kiln::sync();
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.index_select(1, settled); }, {"5"}));
+  EXPECT_TRUE(s.intact());
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5}));
 }
 
 }  // namespace

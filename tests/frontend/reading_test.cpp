@@ -3,6 +3,8 @@
 // operator<< (LibTorch's type line), and bool conversion.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <iomanip>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -75,6 +77,34 @@ TEST(Reading, PrintingShowsValuesAndLibTorchsTypeLine) {
   EXPECT_NE(print(kiln::tensor({true})).find("CPUBoolType{1}"), std::string::npos);
   EXPECT_NE(print(kiln::scalar_tensor(2.5, kiln::kFloat64)).find("[ CPUDoubleType{} ]"), std::string::npos);
   EXPECT_NE(print(kiln::zeros({0, 3})).find("CPUFloatType{0,3}"), std::string::npos);
+}
+
+// The exact text LibTorch prints for the same tensors.
+TEST(Reading, PrintingMatchesLibTorchCharacterForCharacter) {
+  EXPECT_EQ(print(kiln::arange(6, kiln::kFloat32).view({2, 3}) / 3),
+            " 0.0000  0.3333  0.6667\n 1.0000  1.3333  1.6667\n[ CPUFloatType{2,3} ]");
+  EXPECT_EQ(print(kiln::tensor({1, 2, 3})), " 1\n 2\n 3\n[ CPULongType{3} ]");
+  EXPECT_EQ(print(kiln::tensor({-1.5, 20.25})), " -1.5000\n 20.2500\n[ CPUFloatType{2} ]");
+  EXPECT_EQ(print(kiln::tensor({1.5}).sum()), "1.5\n[ CPUFloatType{} ]");
+  EXPECT_EQ(print(kiln::tensor({true, false})), " 1\n 0\n[ CPUBoolType{2} ]");
+  EXPECT_EQ(print(kiln::tensor({123456.5, 100000.25})), "1e+05 *\n 1.2346\n 1.0000\n[ CPUFloatType{2} ]");
+  EXPECT_EQ(print(kiln::tensor({1e-8, 1.0})), " 1.0000e-08\n 1.0000e+00\n[ CPUFloatType{2} ]");
+  EXPECT_EQ(print(kiln::tensor({std::nan(""), 2.0})), "nan\n 2\n[ CPUFloatType{2} ]");
+  EXPECT_EQ(print(kiln::zeros({0})), "[ CPUFloatType{0} ]");
+  // More than 2 dims: one matrix per leading index, 1-based, first index fastest.
+  EXPECT_EQ(print(kiln::arange(8).view({2, 2, 2})),
+            "(1,.,.) = \n  0  1\n  2  3\n\n(2,.,.) = \n  4  5\n  6  7\n[ CPULongType{2,2,2} ]");
+  EXPECT_EQ(print(kiln::arange(4).view({2, 2, 1, 1})),
+            "(1,1,.,.) = \n  0\n\n(2,1,.,.) = \n  2\n\n(1,2,.,.) = \n  1\n\n(2,2,.,.) = \n  3\n"
+            "[ CPULongType{2,2,1,1} ]");
+  // Wider than 80 characters: column blocks.
+  const std::string wide = print(kiln::arange(15, kiln::kFloat32).view({1, 15}) / 7);
+  EXPECT_EQ(wide.substr(0, 24), "Columns 1 to 10 0.0000  ");
+  EXPECT_NE(wide.find("\nColumns 11 to 15 1.4286  1.5714"), std::string::npos) << wide;
+  // The stream's own format is restored.
+  std::ostringstream out;
+  out << std::setprecision(2) << kiln::tensor({0.123456}) << " " << 3.14159;
+  EXPECT_EQ(out.str(), " 0.1235\n[ CPUFloatType{1} ] 3.1");
 }
 
 TEST(Reading, PrintingAViewPrintsTheViewsValues) {

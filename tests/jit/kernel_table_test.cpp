@@ -37,7 +37,8 @@ void add_minimal_node(SegmentBuilder& b, OpId op) {
     case OpKind::Index:
       in = {b.view(x, kFloat32, contiguous({2, 2})),
             b.view(b.input(std::vector<std::int64_t>{1, 0}), kInt64, contiguous({2}))};
-      if (op == OpId::Gather) in[1].geo = strided({2, 2}, {1, 0});
+      if (op == OpId::Gather || op == OpId::ScatterAdd) in[1].geo = strided({2, 2}, {1, 0});
+      if (op == OpId::ScatterAdd) in.push_back(b.view(x, kFloat32, contiguous({2, 2})));
       break;
   }
   const auto y = b.value(static_cast<std::size_t>(out_geo.numel()) * element_size(out_t));

@@ -232,7 +232,7 @@ TEST_F(CompileReplay, ErrorsInTheBodyStillThrowAndLaterCallsWork) {
 TEST_F(CompileReplay, AnArgumentThatCouldNotBeComputedThrowsOnReplay) {
   auto f = kiln::compile([](const kiln::Tensor& x) { return x * 2; });
   f(kiln::ones({2}));
-  kiln::Tensor bad = kiln::ones({3}).index_select(0, kiln::tensor({0, 7}));  // index 7 is out of range
+  kiln::Tensor bad = kiln::ones({3}).index_select(0, kiln::tensor({0, 6}) + 1);  // a pending index 7: out of range
   EXPECT_THROW((void)bad.to_vector<float>(), kiln::IndexError);
   EXPECT_THROW(f(bad), kiln::Error) << "never the garbage of a failed tensor";
   EXPECT_EQ(values(f(kiln::ones({2}))), std::vector<float>(2, 2.0f));

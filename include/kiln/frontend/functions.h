@@ -60,6 +60,13 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, Scalar b);
 Tensor where(const Tensor& condition, Scalar a, const Tensor& b);
 Tensor where(const Tensor& condition, Scalar a, Scalar b);
+/// `value` where `mask` (Bool, broadcasting to x) holds, else x; the value
+/// is a number or a 0-dim tensor, as in LibTorch.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value);
+/// Long [..., num_classes] with a 1 at each value of x (Long); -1 infers
+/// num_classes as max + 1. Reads x's values to check the range.
+Tensor one_hot(const Tensor& x, std::int64_t num_classes = -1);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
@@ -120,6 +127,7 @@ Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim = 0);
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim = 0);
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim = 0);
 Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
 Tensor reshape(const Tensor& x, IntArrayRef shape);
 Tensor flatten(const Tensor& x, std::int64_t start_dim = 0, std::int64_t end_dim = -1);
@@ -141,6 +149,7 @@ Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor softmax(const Tensor& x, std::int64_t dim);
 Tensor log_softmax(const Tensor& x, std::int64_t dim);
 inline Tensor logsigmoid(const Tensor& x) { return log_sigmoid(x); }
+Tensor one_hot(const Tensor& x, std::int64_t num_classes = -1);
 }  // namespace nn::functional
 
 }  // namespace kiln

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -30,6 +31,9 @@ struct TensorImpl;
 }
 namespace autograd {
 class Node;
+}
+namespace indexing {
+class TensorIndex;
 }
 
 class Tensor {
@@ -53,6 +57,10 @@ class Tensor {
   bool is_contiguous() const;
   bool is_floating_point() const { return kiln::is_floating_point(dtype()); }
   TensorOptions options() const { return TensorOptions(dtype()); }
+  /// Every kiln tensor lives on the CPU (kiln/device.h).
+  Device device() const;
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
   /// True when both share one storage (a view and its base).
   bool is_same_storage(const Tensor& other) const;
   /// Whether both handles refer to the same tensor (LibTorch's is_same).
@@ -75,6 +83,13 @@ class Tensor {
 
   // --- Conversions and copies -----------------------------------------
   Tensor to(ScalarType dtype) const;
+  /// LibTorch's to(device[, dtype]): on the CPU this is the tensor itself
+  /// (or to(dtype)); `copy` forces a new tensor. A CUDA device is a
+  /// ValueError. `non_blocking` has nothing to overlap on the CPU.
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  /// The tensor itself: it already lives on the CPU.
+  Tensor cpu() const;
   Tensor clone() const;
   Tensor contiguous() const;
 
@@ -246,7 +261,28 @@ class Tensor {
   /// Copies (not a view), as in LibTorch.
   Tensor index_select(std::int64_t dim, const Tensor& index) const;
   Tensor gather(std::int64_t dim, const Tensor& index) const;
+  /// A copy of *this with src[p] added at p with p[dim] = index[p] (LibTorch's
+  /// scatter_add; index Long, no larger than src). Repeated positions add up.
+  Tensor scatter_add(std::int64_t dim, const Tensor& index, const Tensor& src) const;
+  /// `value` where `mask` (Bool) holds: kiln::masked_fill.
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
   std::vector<Tensor> split(std::int64_t split_size, std::int64_t dim = 0) const;
+  /// LibTorch's indexing (kiln/frontend/indexing.h): x.index({Slice(), 0}) is
+  /// x[:, 0]. Integers, slices, None and "..." give views; tensor indices
+  /// (long, or a bool mask) copy.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  /// x[i] = x.select(0, i); x[t] = x.index({t}).
+  Tensor operator[](std::int64_t i) const;
+  Tensor operator[](const Tensor& i) const;
+  /// x[indices] = value. Basic indices write through the view (value
+  /// broadcasts); a single bool mask writes one value where it is true.
+  /// Integer tensor indices are an IndexError.
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, Scalar value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, Scalar value);
   std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const;
 
   // --- In place (return *this) ------------------------------------------
@@ -267,6 +303,9 @@ class Tensor {
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& copy_(const Tensor& src);
+  Tensor& scatter_add_(std::int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Tensor& relu_();
   Tensor& floor_();

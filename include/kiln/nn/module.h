@@ -68,6 +68,10 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Converts every floating-point parameter and buffer to `dtype`, keeping
   /// the tensors' identity (handles the module holds see the new values).
   virtual void to(ScalarType dtype, bool non_blocking = false);
+  /// Moves the module to `device`: nothing to do on the CPU, a ValueError
+  /// for CUDA (kiln/device.h).
+  virtual void to(Device device, bool non_blocking = false);
+  virtual void to(Device device, ScalarType dtype, bool non_blocking = false);
 
   /// Calls `fn` on every module of the tree, this one first.
   void apply(const std::function<void(Module&)>& fn);

@@ -19,10 +19,12 @@
 namespace kiln {
 
 /// How a loss reduces its per-element values: LibTorch's kNone / kMean / kSum.
-enum class Reduction { None, Mean, Sum };
+/// kBatchMean (the sum over the batch size) is kl_div's alone.
+enum class Reduction { None, Mean, Sum, BatchMean };
 inline constexpr Reduction kNone = Reduction::None;
 inline constexpr Reduction kMean = Reduction::Mean;
 inline constexpr Reduction kSum = Reduction::Sum;
+inline constexpr Reduction kBatchMean = Reduction::BatchMean;
 
 /// Which fan nn::init's Kaiming initializers scale by.
 enum class FanMode { FanIn, FanOut };

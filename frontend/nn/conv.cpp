@@ -1,0 +1,154 @@
+// Convolution lowered to one GEMM over stacked window slices (frontend/nn/
+// windows.h): gradients come from slice, cat, stack and matmul.
+#include <kiln/nn/conv.h>
+
+#include <cmath>
+#include <ostream>
+
+#include <kiln/error.h>
+#include <kiln/frontend/creation.h>
+#include <kiln/frontend/functions.h>
+#include <kiln/nn/init.h>
+
+#include "frontend/nn/windows.h"
+
+namespace kiln::nn {
+namespace {
+
+// [N, C, *spatial] (or unbatched [C, *spatial]) x [O, C/groups, *kernel].
+Tensor convolve(const Tensor& input, const Tensor& weight, const Tensor& bias, std::vector<std::int64_t> stride,
+                std::vector<std::int64_t> padding, std::vector<std::int64_t> dilation, std::int64_t groups,
+                std::size_t spatial, const char* op) {
+  const auto s = static_cast<std::int64_t>(spatial);
+  if (!input.defined() || !weight.defined()) throw ValueError(kiln::detail::cat("[", op, "] undefined input or weight"));
+  if (input.dim() == s + 1) {  // unbatched
+    return convolve(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups, spatial, op).squeeze(0);
+  }
+  if (input.dim() != s + 2 || weight.dim() != s + 2)
+    throw ShapeError(kiln::detail::cat("[", op, "] expected a ", s + 1, "-d (unbatched) or ", s + 2,
+                                       "-d (batched) input and a ", s + 2, "-d weight, got input ", input.sizes(),
+                                       " and weight ", weight.sizes()));
+  const std::int64_t n = input.size(0), c = input.size(1), o = weight.size(0);
+  if (groups < 1 || o % groups != 0 || weight.size(1) * groups != c)
+    throw ShapeError(kiln::detail::cat("[", op, "] input ", input.sizes(), " has ", c, " channels; weight ",
+                                       weight.sizes(), " with groups=", groups, " expects ", weight.size(1) * groups,
+                                       " (and out channels divisible by groups)"));
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != o))
+    throw ShapeError(kiln::detail::cat("[", op, "] bias ", bias.sizes(), " must have one element per out channel (",
+                                       o, ")"));
+  detail::WindowGeometry g;
+  for (std::int64_t i = 0; i < s; ++i) g.kernel.push_back(weight.size(2 + i));
+  g.stride = std::move(stride);
+  g.padding = std::move(padding);
+  g.dilation = std::move(dilation);
+  const std::vector<std::int64_t> out = detail::output_sizes(input, g, op);
+  const Tensor padded = detail::pad_spatial(input, g.padding, g.padding, 0.0);
+  std::int64_t k = 1, l = 1;
+  for (std::int64_t v : g.kernel) k *= v;
+  for (std::int64_t v : out) l *= v;
+  // [N, C, K, *out] -> [N, groups, C/groups x K, L] against [groups, O/groups, C/groups x K].
+  const Tensor patches = stack(detail::window_slices(padded, g, out), 2).reshape({n, groups, c / groups * k, l});
+  Tensor y = matmul(weight.reshape({groups, o / groups, c / groups * k}), patches);
+  std::vector<std::int64_t> shape = {n, o};
+  shape.insert(shape.end(), out.begin(), out.end());
+  y = y.reshape(shape);
+  if (bias.defined()) {
+    std::vector<std::int64_t> bshape(static_cast<std::size_t>(s + 1), 1);
+    bshape[0] = o;
+    y = y + bias.reshape(bshape);
+  }
+  return y;
+}
+
+}  // namespace
+
+namespace functional {
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& o) {
+  return convolve(input, weight, o.bias(), o.stride().vec(), o.padding().vec(), o.dilation().vec(), o.groups(), 1,
+                  "conv1d");
+}
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& o) {
+  return convolve(input, weight, o.bias(), o.stride().vec(), o.padding().vec(), o.dilation().vec(), o.groups(), 2,
+                  "conv2d");
+}
+}  // namespace functional
+
+template <std::size_t D>
+ConvNdImpl<D>::ConvNdImpl(const ConvOptions<D>& options_)
+    : Module(D == 1 ? "kiln::nn::Conv1d" : "kiln::nn::Conv2d"), options(options_) {
+  const char* op = D == 1 ? "nn::Conv1d" : "nn::Conv2d";
+  const std::int64_t g = options.groups();
+  if (options.in_channels() < 1 || options.out_channels() < 1 || g < 1 || options.in_channels() % g != 0 ||
+      options.out_channels() % g != 0)
+    throw ValueError(kiln::detail::cat("[", op, "] in_channels (", options.in_channels(), ") and out_channels (",
+                                       options.out_channels(), ") must be positive and divisible by groups (", g,
+                                       ")"));
+  std::vector<std::int64_t> shape = {options.out_channels(), options.in_channels() / g};
+  for (std::size_t i = 0; i < D; ++i) {
+    if (options.kernel_size()[i] < 1)
+      throw ValueError(kiln::detail::cat("[", op, "] kernel_size must be positive, got ", options.kernel_size()));
+    shape.push_back(options.kernel_size()[i]);
+  }
+  weight = register_parameter("weight", kiln::empty(shape));
+  bias = options.bias() ? register_parameter("bias", empty({options.out_channels()}))
+                        : register_parameter("bias", Tensor(), false);
+  reset_parameters();
+}
+
+template <std::size_t D>
+void ConvNdImpl<D>::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const double fan_in = static_cast<double>(init::calculate_fan_in_and_fan_out(weight).first);
+    const double bound = fan_in > 0 ? 1 / std::sqrt(fan_in) : 0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+template <std::size_t D>
+Tensor ConvNdImpl<D>::forward(const Tensor& input) {
+  const char* op = D == 1 ? "nn::Conv1d" : "nn::Conv2d";
+  const auto rank = static_cast<std::int64_t>(D);
+  if (!input.defined() || (input.dim() != rank + 1 && input.dim() != rank + 2))
+    throw ShapeError(kiln::detail::cat("[", op, "] expected a ", rank + 1, "-d (unbatched) or ", rank + 2,
+                                       "-d (batched) input, got ", input.defined() ? input.sizes() : IntArrayRef{}));
+  const std::int64_t channels = input.size(input.dim() == rank + 2 ? 1 : 0);
+  if (channels != options.in_channels())
+    throw ShapeError(kiln::detail::cat("[", op, "] expected input ", input.sizes(), " to have ", options.in_channels(),
+                                       " channels, but got ", channels, " channels instead"));
+  return convolve(input, weight, bias, options.stride().vec(), options.padding().vec(), options.dilation().vec(),
+                  options.groups(), D, op);
+}
+
+template <std::size_t D>
+void ConvNdImpl<D>::pretty_print(std::ostream& stream) const {
+  stream << name() << "(" << options.in_channels() << ", " << options.out_channels()
+         << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
+  if (!(options.padding() == ExpandingArray<D>(0))) stream << ", padding=" << options.padding();
+  if (!(options.dilation() == ExpandingArray<D>(1))) stream << ", dilation=" << options.dilation();
+  if (options.groups() != 1) stream << ", groups=" << options.groups();
+  if (!options.bias()) stream << ", bias=false";
+  stream << ")";
+}
+
+template class ConvNdImpl<1>;
+template class ConvNdImpl<2>;
+
+}  // namespace kiln::nn
+
+namespace kiln {
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, std::int64_t groups) {
+  return nn::convolve(input, weight, bias, nn::detail::per_dim(stride, 1, {}, "stride", "conv1d"),
+                      nn::detail::per_dim(padding, 1, {}, "padding", "conv1d"), nn::detail::per_dim(dilation, 1, {}, "dilation", "conv1d"),
+                      groups, 1, "conv1d");
+}
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, std::int64_t groups) {
+  return nn::convolve(input, weight, bias, nn::detail::per_dim(stride, 2, {}, "stride", "conv2d"),
+                      nn::detail::per_dim(padding, 2, {}, "padding", "conv2d"), nn::detail::per_dim(dilation, 2, {}, "dilation", "conv2d"),
+                      groups, 2, "conv2d");
+}
+
+}  // namespace kiln

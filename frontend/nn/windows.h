@@ -1,0 +1,43 @@
+// Sliding windows over the trailing spatial dims of [N, C, *spatial]: the
+// shared lowering of convolution and pooling. Each kernel offset gives one
+// strided slice of the padded input, shaped like the output; a convolution
+// stacks them into patches for one GEMM, a pooling reduces across them.
+// Everything is built from differentiable ops (cat, slice, stack), so the
+// gradients come from theirs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <kiln/frontend/tensor.h>
+
+namespace kiln::nn::detail {
+
+struct WindowGeometry {
+  std::vector<std::int64_t> kernel, stride, padding, dilation;
+  bool ceil_mode = false;
+};
+
+/// Output size of each spatial dim; ShapeError naming `op` and the input
+/// shape when a window does not fit.
+std::vector<std::int64_t> output_sizes(const Tensor& input, const WindowGeometry& g, const char* op);
+
+/// Pads the spatial dims of `x` with `value`: `before` and `after` elements
+/// per dim (after also covers ceil_mode's last partial window).
+Tensor pad_spatial(const Tensor& x, const std::vector<std::int64_t>& before, const std::vector<std::int64_t>& after,
+                   double value);
+
+/// The slices of `padded` for every kernel offset (row-major over the
+/// kernel), each [N, C, *out].
+std::vector<Tensor> window_slices(const Tensor& padded, const WindowGeometry& g, const std::vector<std::int64_t>& out);
+
+/// A per-spatial-dim argument of a free function: one element applies to
+/// every dim; an empty list takes `fallback` (pooling's stride: the kernel).
+std::vector<std::int64_t> per_dim(IntArrayRef v, std::size_t spatial, IntArrayRef fallback, const char* what,
+                                  const char* op);
+
+/// The padding after each spatial dim that makes every output window fit.
+std::vector<std::int64_t> padding_after(const Tensor& input, const WindowGeometry& g,
+                                        const std::vector<std::int64_t>& out);
+
+}  // namespace kiln::nn::detail
