@@ -21,6 +21,9 @@ target_link_libraries(kiln_llvm INTERFACE LLVM)
 
 find_package(TBB REQUIRED CONFIG)
 
+# zlib: data::datasets::MNIST reads gzip-compressed IDX files (Debian: zlib1g-dev).
+find_package(ZLIB REQUIRED)
+
 # xxHash: Debian ships no CMake package, so build an imported target by hand.
 if(NOT TARGET xxHash::xxhash)
   find_path(XXHASH_INCLUDE_DIR xxhash.h)

@@ -13,7 +13,7 @@ set(KILN_LAYER_DEPS_memory   TBB::tbb)
 set(KILN_LAYER_DEPS_autotune "")
 set(KILN_LAYER_DEPS_trace    TBB::tbb xxHash::xxhash)
 set(KILN_LAYER_DEPS_jit      kiln_llvm TBB::tbb)
-set(KILN_LAYER_DEPS_frontend TBB::tbb)
+set(KILN_LAYER_DEPS_frontend TBB::tbb ZLIB::ZLIB)
 
 # What every translation unit of kiln itself sees: C++20, the repo root (private
 # headers, e.g. "trace/segment.h") and include/ (public headers, <kiln/kiln.h>).
@@ -51,7 +51,8 @@ target_include_directories(kiln PUBLIC
   "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>"
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 # Private: consumers of libkiln.so need none of these packages to compile or link.
-target_link_libraries(kiln PRIVATE kiln_internal kiln_llvm TBB::tbb xxHash::xxhash unwind::unwind Threads::Threads)
+target_link_libraries(kiln PRIVATE kiln_internal kiln_llvm TBB::tbb xxHash::xxhash unwind::unwind ZLIB::ZLIB
+                      Threads::Threads)
 # Unresolved symbols fail when linking libkiln.so, not later in every test and consumer.
 target_link_options(kiln PRIVATE "LINKER:--no-undefined")
 set_target_properties(kiln PROPERTIES

@@ -50,6 +50,14 @@ class ValueError : public Error {
   using Error::Error;
 };
 
+/// A file cannot be read as what it should be: missing, unreadable,
+/// truncated, of the wrong kind (magic number), or inconsistent with the
+/// files it goes with. The message names the file and what was expected.
+class IOError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// An allocation would exceed the memory budget (or the system refused it).
 /// The message reports what holds memory: live bytes per size class, peak,
 /// pooled bytes and the budget, so the user can see what to free or raise.

@@ -4,6 +4,7 @@
 #include <kiln/array_ref.h>
 #include <kiln/device.h>
 #include <kiln/autograd.h>
+#include <kiln/data.h>
 #include <kiln/dtype.h>
 #include <kiln/error.h>
 #include <kiln/frontend/compile.h>
