@@ -25,7 +25,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # (vm.mmap_rnd_bits > 28); run them with ASLR off where the machine allows it.
 NO_ASLR := $(shell setarch $$(uname -m) -R true >/dev/null 2>&1 && echo "setarch $$(uname -m) -R")
 
-.PHONY: all deps build demo test test-sanitize test-asan test-tsan bench bench-readme clean
+.PHONY: all deps build demo train test test-sanitize test-asan test-tsan bench bench-readme clean
 
 all: build
 
@@ -38,8 +38,15 @@ build: deps
 	fi
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
 
+# The inference demo, then one epoch of the Fashion-MNIST MLP (test accuracy
+# and the JIT's statistics at the end); `make train EPOCHS=5` trains longer.
+EPOCHS ?= 1
 demo: build
 	KILN_JIT=1 ./$(BUILD)/examples/mlp_demo
+	KILN_JIT=1 ./$(BUILD)/examples/fashion_mnist_mlp 1
+
+train: build
+	KILN_JIT=1 ./$(BUILD)/examples/fashion_mnist_mlp $(EPOCHS)
 
 test: build
 	$(CTEST) --test-dir $(BUILD) --output-on-failure -j$(JOBS)

@@ -79,10 +79,10 @@ Impl kiln_impl(Tier tier, std::function<kiln::Tensor()> f, std::string name = {}
 
 /// A kiln::compile'd call (JIT on): traced once, then replayed with no
 /// per-op recording.
-Impl kiln_compiled(std::function<kiln::Tensor()> f) { return kiln_impl(Tier::tier1, std::move(f), "kiln_compile"); }
+inline Impl kiln_compiled(std::function<kiln::Tensor()> f) { return kiln_impl(Tier::tier1, std::move(f), "kiln_compile"); }
 
 /// kiln tier 0 (JIT off) and kiln steady state (JIT on, after compile).
-std::vector<Impl> kiln_tiers(const std::function<kiln::Tensor()>& f) {
+inline std::vector<Impl> kiln_tiers(const std::function<kiln::Tensor()>& f) {
   return {kiln_impl(Tier::tier0, f), kiln_impl(Tier::tier1, f)};
 }
 

@@ -16,6 +16,8 @@
 #include <iostream>
 #include <string>
 
+#include <unistd.h>
+
 #include <kiln/torch.h>
 
 struct NetImpl : torch::nn::Module {
@@ -40,15 +42,18 @@ namespace {
 constexpr double kMean = 0.2860, kStd = 0.3530;
 constexpr std::int64_t kBatchSize = 128;
 
-// One line, rewritten in place: "epoch 1/1 [#####.....] 234/468 loss ...".
+// One line, rewritten in place on a terminal: "epoch 1/1 [#####.....]
+// 234/468 loss ..."; in a log, a line per tenth of the epoch.
 void print_progress(int epoch, int epochs, std::size_t step, std::size_t steps, double loss, double accuracy,
                     double steps_per_second) {
   constexpr int kWidth = 30;
   const int filled = steps ? static_cast<int>(kWidth * step / steps) : kWidth;
   std::string bar(filled, '#');
   bar.resize(kWidth, '.');
-  std::printf("\repoch %d/%d [%s] %zu/%zu  loss %.4f  accuracy %5.2f%%  %6.1f steps/s", epoch, epochs, bar.c_str(),
-              step, steps, loss, 100 * accuracy, steps_per_second);
+  static const bool terminal = isatty(STDOUT_FILENO);
+  if (!terminal && step % std::max<std::size_t>(1, steps / 10) != 0 && step != steps) return;
+  std::printf("%sepoch %d/%d [%s] %zu/%zu  loss %.4f  accuracy %5.2f%%  %6.1f steps/s%s", terminal ? "\r" : "", epoch,
+              epochs, bar.c_str(), step, steps, loss, 100 * accuracy, steps_per_second, terminal ? "" : "\n");
   std::fflush(stdout);
 }
 
@@ -98,10 +103,9 @@ int main(int argc, char** argv) {
         seen += static_cast<std::size_t>(data.size(0));
         ++step;
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (step % 10 == 0 || step == steps)
-          print_progress(epoch, epochs, step, steps, loss_sum / seen, double(correct) / seen, step / seconds);
+        print_progress(epoch, epochs, step, steps, loss_sum / seen, double(correct) / seen, step / seconds);
       }
-      std::printf("\n");
+      if (isatty(STDOUT_FILENO)) std::printf("\n");
     }
 
     model->eval();

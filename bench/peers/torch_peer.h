@@ -64,3 +64,18 @@ std::unique_ptr<Op> chain_train(const Floats& x);
 std::unique_ptr<Op> mul_chain(const Floats& x, const Floats& a, int ops, bool requires_grad);
 
 }  // namespace torch_peer
+
+namespace torch_peer {
+
+// Training steps written as a LibTorch program writes them (torch::nn
+// modules, torch::optim, cross_entropy): run() is one step (zero_grad,
+// forward, loss, backward, optimizer step); result() starts again from the
+// initial weights with a fresh optimizer, runs `check_steps` steps and
+// returns every parameter (w0, b0, w1, b1, ...), so that it compares with
+// kiln whatever ran before.
+/// SGD(lr 0.01, momentum 0.9) or Adam(lr 1e-3), LibTorch's other defaults.
+enum class Optim { sgd_momentum, adam };
+std::unique_ptr<Op> mlp_classifier_train(const Floats& x, const std::vector<std::int64_t>& labels, std::int64_t batch,
+                                         const Mlp& net, Optim optim, int check_steps);
+
+}  // namespace torch_peer
