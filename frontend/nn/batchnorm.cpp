@@ -18,8 +18,8 @@ namespace {
 // In training, each channel's variance needs more than one value (LibTorch's check, before any state changes).
 void check_values_per_channel(const Tensor& input, const char* op) {
   if (input.numel() / input.size(1) == 1)
-    throw ValueError(kiln::detail::cat("[", op, "] Expected more than 1 value per channel when training, got input size ",
-                                       input.sizes()));
+    throw ValueError(kiln::detail::cat("[", op, "] Expected more than 1 value per channel when training, ",
+                                       "got input size ", input.sizes()));
 }
 
 // The running statistic moves towards the batch's: running = (1 - momentum) * running + momentum * batch.
@@ -33,15 +33,15 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const Tensor& running_var, bool training, double momentum, double eps, bool) {
   if (!input.defined()) throw ValueError("[batch_norm] called with an undefined input");
   if (input.dim() < 2)
-    throw ValueError(kiln::detail::cat("[batch_norm] expected an input [N, C, *] of at least 2 dims, got input of size ",
-                                       input.sizes()));
+    throw ValueError(kiln::detail::cat("[batch_norm] expected an input [N, C, *] of at least 2 dims, ",
+                                       "got input of size ", input.sizes()));
   const std::int64_t channels = input.size(1);
   const std::pair<const char*, const Tensor*> per_channel[] = {
       {"weight", &weight}, {"bias", &bias}, {"running_mean", &running_mean}, {"running_var", &running_var}};
   for (const auto& [what, t] : per_channel)
     if (t->defined() && !(t->sizes() == IntArrayRef{channels}))
-      throw ValueError(kiln::detail::cat("[batch_norm] expected ", what, " of shape [", channels, "] for input of size ",
-                                         input.sizes(), ", got ", t->sizes()));
+      throw ValueError(kiln::detail::cat("[batch_norm] expected ", what, " of shape [", channels,
+                                         "] for input of size ", input.sizes(), ", got ", t->sizes()));
   std::vector<std::int64_t> dims = {0}, shape(static_cast<std::size_t>(input.dim()), 1);
   for (std::int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
   shape[1] = channels;
@@ -78,8 +78,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
                   const BatchNormFuncOptions& options) {
   if (!input.defined()) throw ValueError("[nn::functional::batch_norm] called with an undefined input");
   if (input.dim() < 2)
-    throw ValueError(kiln::detail::cat("[nn::functional::batch_norm] expected at least 2 input dims, got input of size ",
-                                       input.sizes()));
+    throw ValueError(kiln::detail::cat("[nn::functional::batch_norm] expected at least 2 input dims, ",
+                                       "got input of size ", input.sizes()));
   if (!options.momentum())
     throw ValueError("[nn::functional::batch_norm] momentum must be a number (nullopt is for the modules alone)");
   if (options.training()) check_values_per_channel(input, "nn::functional::batch_norm");

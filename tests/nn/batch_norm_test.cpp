@@ -1,8 +1,8 @@
 // BatchNorm1d/2d and batch_norm against plain loops over std::vector: outputs
 // in training and eval, the running statistics over several steps (momentum
-// and cumulative average), num_batches_tracked; gradients in training mode
-// against central differences in float64; LibTorch's names, defaults and
-// printing; and the errors for inputs that do not fit.
+// and cumulative average), num_batches_tracked; gradients in training and
+// eval mode against central differences in float64; LibTorch's names,
+// defaults and printing; and the errors for inputs that do not fit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -227,13 +227,22 @@ TEST(BatchNorm, FunctionalAndFreeForms) {
               Reference{n, c, l, {}, {}}.train(x, 0.1), 1e-12);
 }
 
-TEST(BatchNorm, GradientsInTrainingModeWithRespectToInputWeightAndBias) {
+TEST(BatchNorm, GradientsWithRespectToInputWeightAndBias) {
   auto fn = [](const std::vector<Tensor>& in) {
     return F::batch_norm(in[0], {}, {}, F::BatchNormFuncOptions().weight(in[1]).bias(in[2]).training(true));
   };
   EXPECT_TRUE(gradcheck::check(fn, {Input{gradcheck::random_values(12, 90), {3, 2, 2}},
                                     Input{gradcheck::random_values(2, 91, 0.5, 1.5), {2}},
                                     Input{gradcheck::random_values(2, 92), {2}}}));
+  // In eval the running statistics are constants of an affine map.
+  auto eval_fn = [](const std::vector<Tensor>& in) {
+    return F::batch_norm(in[0], in[3], in[4], F::BatchNormFuncOptions().weight(in[1]).bias(in[2]));
+  };
+  EXPECT_TRUE(gradcheck::check(eval_fn, {Input{gradcheck::random_values(12, 94), {3, 2, 2}},
+                                         Input{gradcheck::random_values(2, 95, 0.5, 1.5), {2}},
+                                         Input{gradcheck::random_values(2, 96), {2}},
+                                         Input{{0.2, -0.3}, {2}, false, false},
+                                         Input{{0.8, 1.7}, {2}, false, false}}));
   // Through the module, whose running statistics are updated on the side.
   torch::nn::BatchNorm2d bn(2);
   bn->to(torch::kFloat64);
