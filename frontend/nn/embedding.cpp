@@ -51,8 +51,9 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, std::int64_t paddi
   const std::int64_t num_embeddings = weight.size(0);
   const Tensor flat = indices.to(kInt64).reshape({-1});
   if (flat.numel() > 0) {
-    // The range is checked against the values (a materialization), as one_hot does.
-    const std::int64_t lo = flat.min().item<std::int64_t>(), hi = flat.max().item<std::int64_t>();
+    // The range is checked against the values: one materialization of the smallest and largest index.
+    const std::vector<std::int64_t> range = stack({flat.min(), flat.max()}).to_vector<std::int64_t>();
+    const std::int64_t lo = range[0], hi = range[1];
     if (lo < 0 || hi >= num_embeddings)
       throw IndexError(kiln::detail::cat("[embedding] index ", lo < 0 ? lo : hi, " is out of range for num_embeddings=",
                                          num_embeddings, " (indices of shape ", indices.sizes(), ", weight ",
