@@ -33,14 +33,14 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const Tensor& running_var, bool training, double momentum, double eps, bool) {
   if (!input.defined()) throw ValueError("[batch_norm] called with an undefined input");
   if (input.dim() < 2)
-    throw ValueError(kiln::detail::cat("[batch_norm] expected an input [N, C, *] of at least 2 dims, ",
+    throw ShapeError(kiln::detail::cat("[batch_norm] expected an input [N, C, *] of at least 2 dims, ",
                                        "got input of size ", input.sizes()));
   const std::int64_t channels = input.size(1);
   const std::pair<const char*, const Tensor*> per_channel[] = {
       {"weight", &weight}, {"bias", &bias}, {"running_mean", &running_mean}, {"running_var", &running_var}};
   for (const auto& [what, t] : per_channel)
     if (t->defined() && !(t->sizes() == IntArrayRef{channels}))
-      throw ValueError(kiln::detail::cat("[batch_norm] expected ", what, " of shape [", channels,
+      throw ShapeError(kiln::detail::cat("[batch_norm] expected ", what, " of shape [", channels,
                                          "] for input of size ", input.sizes(), ", got ", t->sizes()));
   std::vector<std::int64_t> dims = {0}, shape(static_cast<std::size_t>(input.dim()), 1);
   for (std::int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
@@ -78,7 +78,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
                   const BatchNormFuncOptions& options) {
   if (!input.defined()) throw ValueError("[nn::functional::batch_norm] called with an undefined input");
   if (input.dim() < 2)
-    throw ValueError(kiln::detail::cat("[nn::functional::batch_norm] expected at least 2 input dims, ",
+    throw ShapeError(kiln::detail::cat("[nn::functional::batch_norm] expected at least 2 input dims, ",
                                        "got input of size ", input.sizes()));
   if (!options.momentum())
     throw ValueError("[nn::functional::batch_norm] momentum must be a number (nullopt is for the modules alone)");
@@ -140,11 +140,11 @@ Tensor BatchNormImplBase<D>::forward(const Tensor& input) {
   const std::string op = layer_name<D>();
   const bool rank_ok = input.defined() && (D == 1 ? input.dim() == 2 || input.dim() == 3 : input.dim() == 4);
   if (!rank_ok)
-    throw ValueError(kiln::detail::cat("[", op, "] expected ", D == 1 ? "2D or 3D" : "4D", " input, got ",
+    throw ShapeError(kiln::detail::cat("[", op, "] expected ", D == 1 ? "2D or 3D" : "4D", " input, got ",
                                        input.defined() ? input.dim() : 0, "D input of size ",
                                        input.defined() ? input.sizes() : IntArrayRef{}));
   if (input.size(1) != options.num_features())
-    throw ValueError(kiln::detail::cat("[", op, "] expected input of size ", input.sizes(), " to have ",
+    throw ShapeError(kiln::detail::cat("[", op, "] expected input of size ", input.sizes(), " to have ",
                                        options.num_features(), " channels (num_features) in dim 1, got ",
                                        input.size(1)));
   const bool use_batch_stats = is_training() || !options.track_running_stats();

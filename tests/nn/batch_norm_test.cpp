@@ -259,14 +259,14 @@ TEST(BatchNorm, PrintsAsLibTorch) {
             "kiln::nn::BatchNorm1d(4, eps=0.001, momentum=None, affine=false, track_running_stats=false)");
 }
 
-TEST(BatchNorm, WrongRankOrChannelCountIsAValueErrorNamingTheShape) {
+TEST(BatchNorm, WrongRankOrChannelCountIsAShapeErrorNamingTheShape) {
   torch::nn::BatchNorm1d bn1(3);
   torch::nn::BatchNorm2d bn2(3);
-  expect_error<kiln::ValueError>([&] { bn1(torch::zeros({2, 3, 4, 5})); },
+  expect_error<kiln::ShapeError>([&] { bn1(torch::zeros({2, 3, 4, 5})); },
                                  {"[nn::BatchNorm1d]", "2D or 3D", "4D", "[2, 3, 4, 5]"});
-  expect_error<kiln::ValueError>([&] { bn2(torch::zeros({2, 3, 4})); }, {"[nn::BatchNorm2d]", "4D", "[2, 3, 4]"});
-  expect_error<kiln::ValueError>([&] { bn1(torch::zeros({2, 5})); }, {"[nn::BatchNorm1d]", "[2, 5]", "3 channels"});
-  expect_error<kiln::ValueError>([&] { bn2(torch::zeros({2, 4, 2, 2})); }, {"[nn::BatchNorm2d]", "[2, 4, 2, 2]"});
+  expect_error<kiln::ShapeError>([&] { bn2(torch::zeros({2, 3, 4})); }, {"[nn::BatchNorm2d]", "4D", "[2, 3, 4]"});
+  expect_error<kiln::ShapeError>([&] { bn1(torch::zeros({2, 5})); }, {"[nn::BatchNorm1d]", "[2, 5]", "3 channels"});
+  expect_error<kiln::ShapeError>([&] { bn2(torch::zeros({2, 4, 2, 2})); }, {"[nn::BatchNorm2d]", "[2, 4, 2, 2]"});
   EXPECT_EQ(bn1->num_batches_tracked.item<std::int64_t>(), 0);
 }
 
@@ -289,12 +289,12 @@ TEST(BatchNorm, FunctionalArgumentErrors) {
   Tensor x = torch::zeros({4, 3});
   expect_error<kiln::ValueError>([&] { torch::batch_norm(x, {}, {}, {}, {}, false, 0.1, 1e-5, false); },
                                  {"[batch_norm]", "running_mean and running_var", "[4, 3]"});
-  expect_error<kiln::ValueError>(
+  expect_error<kiln::ShapeError>(
       [&] { torch::batch_norm(x, torch::ones({2}), {}, torch::zeros({3}), torch::ones({3}), false, 0.1, 1e-5, false); },
       {"[batch_norm]", "weight of shape [3]", "[4, 3]", "got [2]"});
-  expect_error<kiln::ValueError>(
+  expect_error<kiln::ShapeError>(
       [&] { F::batch_norm(x, torch::zeros({4}), torch::ones({3})); }, {"running_mean of shape [3]", "got [4]"});
-  expect_error<kiln::ValueError>([] { torch::batch_norm(torch::zeros({4}), {}, {}, {}, {}, true, 0.1, 1e-5, false); },
+  expect_error<kiln::ShapeError>([] { torch::batch_norm(torch::zeros({4}), {}, {}, {}, {}, true, 0.1, 1e-5, false); },
                                  {"[batch_norm]", "[4]"});
   expect_error<kiln::ValueError>(
       [&] { F::batch_norm(x, {}, {}, F::BatchNormFuncOptions().training(true).momentum(std::nullopt)); },
