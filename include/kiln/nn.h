@@ -1,10 +1,13 @@
 // kiln::nn: modules, layers, losses and initializers (LibTorch's torch::nn).
 #pragma once
 
+#include <kiln/nn/batchnorm.h>
 #include <kiln/nn/conv.h>
+#include <kiln/nn/embedding.h>
 #include <kiln/nn/init.h>
 #include <kiln/nn/linear.h>
 #include <kiln/nn/loss.h>
 #include <kiln/nn/module.h>
+#include <kiln/nn/normalization.h>
 #include <kiln/nn/options.h>
 #include <kiln/nn/pooling.h>
