@@ -1,16 +1,21 @@
 // Whole training steps beside LibTorch eager, both written as their users
-// write them: an MLP 784-512-512-10 of nn::Linear modules, cross-entropy on
-// class labels, loss.backward() and an optimizer step (SGD with momentum, or
-// Adam), batch 128.
+// write them: an MLP 784-512-512-10 of nn::Linear modules (batch 128) and a
+// small CNN of two Conv2d + BatchNorm2d + max-pool blocks and a Linear head
+// (batch 32), cross-entropy on class labels, loss.backward() and an
+// optimizer step (SGD with momentum, or Adam); and the CNN's inference in
+// eval mode at batch 1 and 32.
 //
 // A row's run() is one step (zero_grad, forward, loss, backward, step) with
 // every parameter materialized at its end; the check starts every
 // implementation from the same weights with a fresh optimizer and compares
 // the parameters after a few steps. kiln_tier1 is the steady state: the step
-// compiled by the JIT in the background, with no change to the loop.
+// compiled by the JIT in the background, with no change to the loop;
+// kiln_compile the step as a kiln::compile'd function of the batch (with
+// Adam, whose numbers change every step, it keeps running its body).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -54,16 +59,59 @@ struct MlpImpl : kiln::nn::Module {
 };
 KILN_MODULE(Mlp);
 
+// The CNN of torch_peer::cnn_classifier_train: 3x3 convolutions keeping the
+// image size, without bias (batch norm follows).
+kiln::nn::Conv2dOptions conv_options(std::int64_t in, std::int64_t out) {
+  return kiln::nn::Conv2dOptions(in, out, 3).padding(1).bias(false);
+}
+
+struct CnnImpl : kiln::nn::Module {
+  CnnImpl()
+      : conv1(register_module("conv1", kiln::nn::Conv2d(conv_options(1, 16)))),
+        bn1(register_module("bn1", kiln::nn::BatchNorm2d(16))),
+        conv2(register_module("conv2", kiln::nn::Conv2d(conv_options(16, 32)))),
+        bn2(register_module("bn2", kiln::nn::BatchNorm2d(32))),
+        fc(register_module("fc", kiln::nn::Linear(32 * 7 * 7, 10))) {}
+  kiln::Tensor forward(kiln::Tensor x) {
+    x = kiln::max_pool2d(kiln::relu(bn1(conv1(x))), 2);
+    x = kiln::max_pool2d(kiln::relu(bn2(conv2(x))), 2);
+    return fc(x.flatten(1));
+  }
+  kiln::nn::Conv2d conv1;
+  kiln::nn::BatchNorm2d bn1;
+  kiln::nn::Conv2d conv2;
+  kiln::nn::BatchNorm2d bn2;
+  kiln::nn::Linear fc;
+};
+KILN_MODULE(Cnn);
+
+std::vector<Floats> values_of(const std::vector<kiln::Tensor>& tensors) {
+  std::vector<Floats> out;
+  for (const kiln::Tensor& t : tensors) out.push_back(t.detach().contiguous().to_vector<float>());
+  return out;
+}
+
+template <class Model>
 class KilnClassifierTrain {
  public:
-  KilnClassifierTrain(kiln::Tensor x, kiln::Tensor labels, std::vector<kiln::Tensor> initial, Optim optim)
+  // `compiled`: the step as a kiln::compile'd function of the batch, with
+  // the model and the optimizer as its state.
+  KilnClassifierTrain(kiln::Tensor x, kiln::Tensor labels, std::vector<kiln::Tensor> initial, Optim optim,
+                      bool compiled)
       : x_(std::move(x)), labels_(std::move(labels)), initial_(std::move(initial)), optim_(optim) {
     reset();
+    auto step = [this](const kiln::Tensor& x, const kiln::Tensor& labels) {
+      optimizer_->zero_grad();
+      kiln::Tensor loss = kiln::nn::functional::cross_entropy(model_->forward(x), labels);
+      loss.backward();
+      optimizer_->step();
+      return loss;
+    };
+    if (compiled) step_ = kiln::compile(step);
+    else step_ = step;
   }
   void run() {
-    optimizer_->zero_grad();
-    kiln::nn::functional::cross_entropy(model_->forward(x_), labels_).backward();
-    optimizer_->step();
+    step_(x_, labels_);
     for (const kiln::Tensor& p : model_->parameters()) benchmark::DoNotOptimize(p.data_ptr<float>());
   }
   Floats result() {
@@ -90,12 +138,22 @@ class KilnClassifierTrain {
   kiln::Tensor x_, labels_;
   std::vector<kiln::Tensor> initial_;
   Optim optim_;
-  Mlp model_;
+  Model model_;
   std::unique_ptr<kiln::optim::Optimizer> optimizer_;
+  std::function<kiln::Tensor(const kiln::Tensor&, const kiln::Tensor&)> step_;
 };
 
-Impl kiln_train(Tier tier, std::shared_ptr<KilnClassifierTrain> t) {
-  return {tier == Tier::tier0 ? "kiln_tier0" : "kiln_tier1", tier, [t] { t->run(); }, [t] { return t->result(); }};
+// kiln_tier0, kiln_tier1 and kiln_compile rows of a model's training step.
+template <class Model>
+std::vector<Impl> kiln_trains(const kiln::Tensor& x, const kiln::Tensor& labels,
+                              const std::vector<kiln::Tensor>& initial, Optim optim) {
+  std::vector<Impl> out;
+  for (const char* name : {"kiln_tier0", "kiln_tier1", "kiln_compile"}) {
+    const std::string n = name;
+    auto t = std::make_shared<KilnClassifierTrain<Model>>(x, labels, initial, optim, n == "kiln_compile");
+    out.push_back({n, n == "kiln_tier0" ? Tier::tier0 : Tier::tier1, [t] { t->run(); }, [t] { return t->result(); }});
+  }
+  return out;
 }
 
 std::shared_ptr<Workload> mlp_classifier(std::int64_t batch, Optim optim) {
@@ -116,10 +174,10 @@ std::shared_ptr<Workload> mlp_classifier(std::int64_t batch, Optim optim) {
   const Floats xv = x.to_vector<float>();
   const std::vector<std::int64_t> lv = labels.to_vector<std::int64_t>();
   w->name = "train_step_mlp_784-512-512-10_" + optim_name(optim) + "/batch_" + std::to_string(batch);
-  for (Tier tier : {Tier::tier0, Tier::tier1})
-    w->impls.push_back(kiln_train(tier, std::make_shared<KilnClassifierTrain>(x, labels, initial, optim)));
-  w->impls.push_back(peer_impl("torch_eager", torch_peer::mlp_classifier_train(xv, lv, batch, net, optim, kCheckSteps)));
-  w->reference = 2;
+  w->impls = kiln_trains<Mlp>(x, labels, initial, optim);
+  w->impls.push_back(
+      peer_impl("torch_eager", torch_peer::mlp_classifier_train(xv, lv, batch, net, optim, kCheckSteps)));
+  w->reference = 3;
   // Parameters after five steps; their updates are sums of up to 784 * 128
   // products in different orders (Adam's divides by small second moments).
   w->tol = {1e-3, 1e-5};
@@ -127,10 +185,66 @@ std::shared_ptr<Workload> mlp_classifier(std::int64_t batch, Optim optim) {
   return w;
 }
 
+// The CNN's own initialization (LibTorch's: Kaiming-uniform convolutions and
+// head, batch norm at ones and zeros), handed to LibTorch.
+std::vector<kiln::Tensor> cnn_initial() {
+  std::vector<kiln::Tensor> out;
+  for (const kiln::Tensor& p : Cnn()->parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+// Multiply-adds of the CNN's forward per image: two 3x3 convolutions and the head.
+constexpr double kCnnForwardFlops = 2.0 * (28 * 28 * 16 * 9 + 14 * 14 * 32 * 16 * 9 + 1568 * 10);
+
+std::shared_ptr<Workload> cnn_classifier(std::int64_t batch, Optim optim) {
+  auto w = std::make_shared<Workload>();
+  std::vector<kiln::Tensor> initial = cnn_initial();
+  kiln::Tensor x = kiln::randn({batch, 1, 28, 28});
+  kiln::Tensor labels = kiln::randint(10, {batch});
+  w->name = "train_step_cnn_" + optim_name(optim) + "/batch_" + std::to_string(batch);
+  w->impls = kiln_trains<Cnn>(x, labels, initial, optim);
+  w->impls.push_back(peer_impl("torch_eager",
+                               torch_peer::cnn_classifier_train(x.to_vector<float>(), labels.to_vector<std::int64_t>(),
+                                                                batch, values_of(initial), optim, kCheckSteps)));
+  w->reference = 3;
+  // Parameters after five steps; batch norm divides by batch statistics.
+  w->tol = {1e-3, 1e-5};
+  w->flops = 3 * kCnnForwardFlops * double(batch);
+  return w;
+}
+
+std::shared_ptr<Workload> cnn_inference(std::int64_t batch) {
+  auto w = std::make_shared<Workload>();
+  std::vector<kiln::Tensor> initial = cnn_initial();
+  Cnn model;
+  {
+    kiln::NoGradGuard no_grad;
+    std::vector<kiln::Tensor> params = model->parameters();
+    for (std::size_t k = 0; k < params.size(); ++k) params[k].copy_(initial[k]);
+  }
+  model->eval();
+  kiln::Tensor x = kiln::randn({batch, 1, 28, 28});
+  w->name = "infer_cnn/batch_" + std::to_string(batch);
+  for (Tier tier : {Tier::tier0, Tier::tier1})
+    w->impls.push_back(kiln_impl(tier, [model, x]() mutable {
+      kiln::InferenceMode guard;
+      return model->forward(x);
+    }));
+  w->impls.push_back(
+      peer_impl("torch_eager", torch_peer::cnn_classifier_infer(x.to_vector<float>(), batch, values_of(initial))));
+  w->reference = 2;
+  w->tol = {1e-4, 1e-5};
+  w->flops = kCnnForwardFlops * double(batch);
+  return w;
+}
+
 void register_all() {
   const std::vector<int> both = {1, 2};
-  for (Optim optim : {Optim::sgd_momentum, Optim::adam})
+  for (Optim optim : {Optim::sgd_momentum, Optim::adam}) {
     add_rows(mlp_classifier(128, optim), both, benchmark::kMillisecond);
+    add_rows(cnn_classifier(32, optim), both, benchmark::kMillisecond);
+  }
+  for (std::int64_t batch : {1, 32}) add_rows(cnn_inference(batch), both, benchmark::kMicrosecond);
 }
 
 }  // namespace

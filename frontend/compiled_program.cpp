@@ -1,6 +1,7 @@
 #include "frontend/compiled_program.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "frontend/handle.h"
 #include "trace/object_pool.h"
@@ -23,10 +24,35 @@ std::int32_t arg_with_storage(const std::vector<const trace::TensorImpl*>& args,
   return -1;
 }
 
+bool same_owner(const auto& a, const auto& b) { return !a.owner_before(b) && !b.owner_before(a); }
+
+bool same_scalar(const Scalar& a, const Scalar& b) {
+  return a.type() == b.type() && a.to_long() == b.to_long() &&
+         std::bit_cast<std::uint64_t>(a.to_double()) == std::bit_cast<std::uint64_t>(b.to_double());
+}
+
+bool same_operand(const trace::Operand& a, const trace::Operand& b) {
+  return a.value == b.value && a.dtype == b.dtype && a.geo == b.geo &&
+         (!a.is_scalar() || same_scalar(a.scalar, b.scalar));
+}
+
+// The same ops on the same operands, immediates included.
+bool same_nodes(const std::vector<trace::Node>& a, const std::vector<trace::Node>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const trace::Node& x, const trace::Node& y) {
+    if (x.op != y.op || x.dtype != y.dtype || x.arity != y.arity || x.attrs.i[0] != y.attrs.i[0] ||
+        x.attrs.i[1] != y.attrs.i[1] || !same_operand(x.out, y.out))
+      return false;
+    for (int k = 0; k < x.arity; ++k)
+      if (!same_operand(x.in[k], y.in[k])) return false;
+    return true;
+  });
+}
+
 }  // namespace
 
-std::unique_ptr<CompiledProgram> CompiledProgram::capture(const trace::Segment& segment, const detail::CallArgs& args,
-                                                          const std::vector<Tensor>& results) {
+std::unique_ptr<CompiledProgram> CompiledProgram::capture(
+    const trace::Segment& segment, const detail::CallArgs& args, const std::vector<Tensor>& results,
+    const std::vector<std::weak_ptr<autograd::AutogradMeta>>& leaves) {
   if (draws_random(segment)) return nullptr;
   std::vector<const trace::TensorImpl*> arg_impls;
   for (const Tensor* t : args.tensors) {
@@ -49,13 +75,28 @@ std::unique_ptr<CompiledProgram> CompiledProgram::capture(const trace::Segment& 
       p->sources_[v].intermediate = !value.live;
       continue;
     }
-    // A value the body found: it must be an argument's memory, or the
-    // replay would read whatever that tensor held at the traced call.
+    // A value the body found: an argument's memory, or else state
+    // (checked below).
     p->sources_[v].arg = arg_with_storage(arg_impls, value.storage.get());
-    if (p->sources_[v].arg < 0) return nullptr;
   }
-  for (const trace::Node& node : segment.nodes)
+  std::vector<bool> written(segment.values.size(), false);
+  for (const trace::Node& node : segment.nodes) {
+    written[node.out.value] = true;
     if (std::int32_t a = p->sources_[node.out.value].arg; a >= 0) p->args_[a].written = true;
+  }
+  // Memory outside the arguments that the body updates in place (a model's
+  // parameters and running statistics, an optimizer's buffers) is the
+  // program's state: replays read and update the same tensors. Memory it
+  // only reads must be an argument: a replay would read that storage even
+  // after the body's captured variable names another tensor.
+  for (std::size_t v = 0; v < segment.values.size(); ++v) {
+    ValueSource& src = p->sources_[v];
+    if (segment.values[v].produced || src.arg >= 0) continue;
+    if (!written[v]) return nullptr;
+    src.state = static_cast<std::int32_t>(p->state_.size());
+    p->state_.push_back(segment.values[v].storage);
+  }
+  p->epoch_ = detail::stateful_programs_epoch();
 
   auto view_of = [&](const trace::TensorImpl& impl) {
     ResultView view{-1, -1, impl.geo, impl.dtype};
@@ -83,9 +124,20 @@ std::unique_ptr<CompiledProgram> CompiledProgram::capture(const trace::Segment& 
     p->args_[i].grad_out = true;
     p->grads_.emplace_back(static_cast<std::int32_t>(i), view);
   }
+  // The same for leaves outside the arguments (a model's parameters): a
+  // replay sets their .grad as the body's backward did.
+  for (const std::weak_ptr<autograd::AutogradMeta>& weak : leaves) {
+    std::shared_ptr<autograd::AutogradMeta> leaf = weak.lock();
+    if (!leaf || !leaf->grad.defined()) continue;
+    const bool is_arg = std::any_of(arg_impls.begin(), arg_impls.end(),
+                                    [&](const trace::TensorImpl* a) { return a->autograd.get() == leaf.get(); });
+    if (is_arg) continue;
+    ResultView view = view_of(unwrap(leaf->grad, "compile"));
+    if (view.value >= 0) p->state_grads_.push_back({leaf, view});
+  }
   // A replay makes no graph: results with history are only replayable
   // when the body itself ran backward through them.
-  if (results_require_grad && p->grads_.empty()) return nullptr;
+  if (results_require_grad && p->grads_.empty() && p->state_grads_.empty()) return nullptr;
   // A value the body kept alive other than through its result (a global,
   // a captured container) would not be updated by a replay.
   for (std::size_t v = 0; v < segment.values.size(); ++v) {
@@ -93,7 +145,9 @@ std::unique_ptr<CompiledProgram> CompiledProgram::capture(const trace::Segment& 
     if (!value.produced || !value.live) continue;
     auto is_v = [&](const ResultView& r) { return r.value == static_cast<std::int32_t>(v); };
     bool returned = std::any_of(p->results_.begin(), p->results_.end(), is_v) ||
-                    std::any_of(p->grads_.begin(), p->grads_.end(), [&](const auto& g) { return is_v(g.second); });
+                    std::any_of(p->grads_.begin(), p->grads_.end(), [&](const auto& g) { return is_v(g.second); }) ||
+                    std::any_of(p->state_grads_.begin(), p->state_grads_.end(),
+                                [&](const StateGrad& g) { return is_v(g.view); });
     if (!returned) return nullptr;
   }
 
@@ -124,10 +178,36 @@ bool CompiledProgram::matches(const detail::CallArgs& args) const {
       }
     if (first != s.same_storage_as) return false;
   }
-  return true;
+  if (state_.empty()) return true;
+  if (epoch_ != detail::stateful_programs_epoch()) return false;
+  if (std::any_of(state_.begin(), state_.end(), [](const auto& s) { return s.expired(); })) return false;
+  return std::all_of(state_grads_.begin(), state_grads_.end(), [](const StateGrad& g) {
+    std::shared_ptr<autograd::AutogradMeta> leaf = g.leaf.lock();
+    return leaf && leaf->requires_grad;
+  });
 }
 
-std::vector<Tensor> CompiledProgram::run(const detail::CallArgs& args) {
+bool CompiledProgram::same_as(const CompiledProgram& other) const {
+  return args_ == other.args_ && values_ == other.values_ && sources_ == other.sources_ &&
+         results_ == other.results_ && grads_ == other.grads_ &&
+         std::equal(state_.begin(), state_.end(), other.state_.begin(), other.state_.end(),
+                    [](const auto& a, const auto& b) { return same_owner(a, b); }) &&
+         std::equal(state_grads_.begin(), state_grads_.end(), other.state_grads_.begin(), other.state_grads_.end(),
+                    [](const StateGrad& a, const StateGrad& b) {
+                      return same_owner(a.leaf, b.leaf) && a.view == b.view;
+                    }) &&
+         same_nodes(template_.nodes, other.template_.nodes);
+}
+
+bool CompiledProgram::run(const detail::CallArgs& args, std::vector<Tensor>& results) {
+  // The state, held while the program runs.
+  std::vector<std::shared_ptr<trace::Storage>> state;
+  state.reserve(state_.size());
+  for (const std::weak_ptr<trace::Storage>& weak : state_) {
+    state.push_back(weak.lock());
+    if (!state.back()) return false;
+    trace::prepare_access(*state.back(), true, profiler::CutReason::Sync);
+  }
   const trace::TensorImpl* few[8];
   std::vector<const trace::TensorImpl*> many(args_.size() > std::size(few) ? args_.size() : 0);
   const trace::TensorImpl** arg_impls = many.empty() ? few : many.data();
@@ -159,6 +239,7 @@ std::vector<Tensor> CompiledProgram::run(const detail::CallArgs& args) {
     const ValueSource& src = sources_[v];
     std::shared_ptr<trace::Storage>& storage = seg->values[v].storage;
     if (src.arg >= 0) storage = arg_impls[src.arg]->storage;
+    else if (src.state >= 0) storage = state[src.state];
     else if (!src.intermediate || !storage) storage = trace::make_pooled<trace::Storage>(src.nbytes);
   }
   trace::run_segment(*seg);
@@ -171,11 +252,13 @@ std::vector<Tensor> CompiledProgram::run(const detail::CallArgs& args) {
     t->dtype = r.dtype;
     return wrap(std::move(t));
   };
-  std::vector<Tensor> out;
-  out.reserve(results_.size());
-  for (const ResultView& r : results_) out.push_back(tensor_of(r));
+  results.clear();
+  results.reserve(results_.size());
+  for (const ResultView& r : results_) results.push_back(tensor_of(r));
   for (const auto& [arg, view] : grads_) args.tensors[arg]->mutable_grad() = tensor_of(view);
-  return out;
+  for (const StateGrad& g : state_grads_)
+    if (std::shared_ptr<autograd::AutogradMeta> leaf = g.leaf.lock()) leaf->grad = tensor_of(g.view);
+  return true;
 }
 
 std::unique_ptr<trace::Segment> CompiledProgram::take_segment() {

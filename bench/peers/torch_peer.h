@@ -77,5 +77,16 @@ namespace torch_peer {
 enum class Optim { sgd_momentum, adam };
 std::unique_ptr<Op> mlp_classifier_train(const Floats& x, const std::vector<std::int64_t>& labels, std::int64_t batch,
                                          const Mlp& net, Optim optim, int check_steps);
+/// A small CNN on [batch, 1, 28, 28] images: Conv2d(1, 16, 3, padding 1),
+/// BatchNorm2d, ReLU, MaxPool2d(2), Conv2d(16, 32, 3, padding 1),
+/// BatchNorm2d, ReLU, MaxPool2d(2), Flatten, Linear(1568, 10). The
+/// convolutions have no bias: batch norm would subtract it again, leaving
+/// it a gradient of rounding noise that Adam scales up to full steps. `params` are
+/// its initial parameters in parameters() order.
+std::unique_ptr<Op> cnn_classifier_train(const Floats& x, const std::vector<std::int64_t>& labels, std::int64_t batch,
+                                         const std::vector<Floats>& params, Optim optim, int check_steps);
+/// The same CNN in eval mode (running statistics at their initial values),
+/// inference mode on: run() is one forward, result() its logits.
+std::unique_ptr<Op> cnn_classifier_infer(const Floats& x, std::int64_t batch, const std::vector<Floats>& params);
 
 }  // namespace torch_peer

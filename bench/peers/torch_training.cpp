@@ -1,7 +1,7 @@
 // LibTorch side of the training-step peers of bench/peers/torch_peer.h: the
-// step written with torch::nn and torch::optim, as a LibTorch user writes it.
-// C++17, like torch_peer.cpp, and kept apart from it because <torch/torch.h>
-// is the costly header.
+// models written with torch::nn and torch::optim, as a LibTorch user writes
+// them. C++17, like torch_peer.cpp, and kept apart from it because
+// <torch/torch.h> is the costly header.
 #include "torch_peer.h"
 
 #include <torch/torch.h>
@@ -12,43 +12,66 @@
 namespace torch_peer {
 namespace {
 
-at::Tensor tensor(const Floats& v, at::IntArrayRef sizes) {
-  return at::from_blob(const_cast<float*>(v.data()), sizes, at::kFloat).clone();
-}
-
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(Optim optim, std::vector<at::Tensor> params) {
   if (optim == Optim::adam) return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(1e-3));
   return std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(0.01).momentum(0.9));
 }
 
+// Copies `values` (parameters() order) into the model's parameters.
+void set_parameters(torch::nn::Module& model, const std::vector<Floats>& values) {
+  torch::NoGradGuard no_grad;
+  auto params = model.parameters();
+  if (params.size() != values.size()) throw std::invalid_argument("torch_peer: parameter count differs");
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    if (static_cast<std::size_t>(params[k].numel()) != values[k].size())
+      throw std::invalid_argument("torch_peer: parameter size differs");
+    std::memcpy(params[k].data_ptr<float>(), values[k].data(), sizeof(float) * values[k].size());
+  }
+}
+
+at::Tensor labels_tensor(const std::vector<std::int64_t>& labels) {
+  at::Tensor l = at::empty({static_cast<std::int64_t>(labels.size())}, at::kLong);
+  std::memcpy(l.data_ptr<std::int64_t>(), labels.data(), sizeof(std::int64_t) * labels.size());
+  return l;
+}
+
+Floats flat(const at::Tensor& t) {
+  at::Tensor c = t.detach().contiguous();
+  return Floats(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+torch::nn::Sequential cnn() {
+  namespace nn = torch::nn;
+  auto conv = [](std::int64_t in, std::int64_t out) { return nn::Conv2dOptions(in, out, 3).padding(1).bias(false); };
+  return nn::Sequential(nn::Conv2d(conv(1, 16)), nn::BatchNorm2d(16), nn::ReLU(), nn::MaxPool2d(2),
+                        nn::Conv2d(conv(16, 32)), nn::BatchNorm2d(32), nn::ReLU(), nn::MaxPool2d(2), nn::Flatten(),
+                        nn::Linear(32 * 7 * 7, 10));
+}
+
 class ClassifierTrainOp final : public Op {
  public:
-  ClassifierTrainOp(at::Tensor x, at::Tensor labels, const Mlp& net, Optim optim, int check_steps)
-      : x_(std::move(x)), labels_(std::move(labels)), optim_(optim), check_steps_(check_steps) {
-    for (std::size_t i = 0; i + 1 < net.dims.size(); ++i) {
-      layers_->push_back(torch::nn::Linear(net.dims[i], net.dims[i + 1]));
-      initial_.push_back(tensor(net.weights[i], {net.dims[i + 1], net.dims[i]}));
-      initial_.push_back(tensor(net.biases[i], {net.dims[i + 1]}));
-    }
+  ClassifierTrainOp(at::Tensor x, at::Tensor labels, torch::nn::Sequential model, std::vector<Floats> initial,
+                    Optim optim, int check_steps)
+      : x_(std::move(x)),
+        labels_(std::move(labels)),
+        model_(std::move(model)),
+        initial_(std::move(initial)),
+        optim_(optim),
+        check_steps_(check_steps) {
     reset();
   }
   void run() override {
     optimizer_->zero_grad();
-    at::Tensor h = x_;
-    for (std::size_t i = 0; i < layers_->size(); ++i) {
-      h = layers_[i]->as<torch::nn::Linear>()->forward(h);
-      if (i + 1 < layers_->size()) h = torch::relu(h);
-    }
-    torch::nn::functional::cross_entropy(h, labels_).backward();
+    torch::nn::functional::cross_entropy(model_->forward(x_), labels_).backward();
     optimizer_->step();
   }
   Floats result() override {
     reset();
     for (int s = 0; s < check_steps_; ++s) run();
     Floats out;
-    for (const at::Tensor& p : layers_->parameters()) {
-      at::Tensor c = p.detach().contiguous();
-      out.insert(out.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    for (const at::Tensor& p : model_->parameters()) {
+      Floats v = flat(p);
+      out.insert(out.end(), v.begin(), v.end());
     }
     return out;
   }
@@ -56,29 +79,62 @@ class ClassifierTrainOp final : public Op {
  private:
   // The initial weights and a fresh optimizer.
   void reset() {
-    {
-      torch::NoGradGuard no_grad;
-      auto params = layers_->parameters();
-      for (std::size_t k = 0; k < params.size(); ++k) params[k].copy_(initial_[k]);
-    }
-    optimizer_ = make_optimizer(optim_, layers_->parameters());
+    set_parameters(*model_, initial_);
+    optimizer_ = make_optimizer(optim_, model_->parameters());
   }
 
   at::Tensor x_, labels_;
-  torch::nn::Sequential layers_;
-  std::vector<at::Tensor> initial_;
+  torch::nn::Sequential model_;
+  std::vector<Floats> initial_;
   Optim optim_;
   int check_steps_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
 
+class InferOp final : public Op {
+ public:
+  InferOp(at::Tensor x, torch::nn::Sequential model) : x_(std::move(x)), model_(std::move(model)) { model_->eval(); }
+  void run() override {
+    c10::InferenceMode guard;
+    last_ = model_->forward(x_);
+  }
+  Floats result() override { return flat(last_); }
+
+ private:
+  at::Tensor x_, last_;
+  torch::nn::Sequential model_;
+};
+
+at::Tensor images(const Floats& x, std::int64_t batch) {
+  return at::from_blob(const_cast<float*>(x.data()), {batch, 1, 28, 28}, at::kFloat).clone();
+}
+
 }  // namespace
 
 std::unique_ptr<Op> mlp_classifier_train(const Floats& x, const std::vector<std::int64_t>& labels, std::int64_t batch,
                                          const Mlp& net, Optim optim, int check_steps) {
-  at::Tensor l = at::empty({batch}, at::kLong);
-  std::memcpy(l.data_ptr<std::int64_t>(), labels.data(), sizeof(std::int64_t) * labels.size());
-  return std::make_unique<ClassifierTrainOp>(tensor(x, {batch, net.dims.front()}), l, net, optim, check_steps);
+  torch::nn::Sequential model;
+  std::vector<Floats> initial;
+  for (std::size_t i = 0; i + 1 < net.dims.size(); ++i) {
+    if (i > 0) model->push_back(torch::nn::ReLU());
+    model->push_back(torch::nn::Linear(net.dims[i], net.dims[i + 1]));
+    initial.push_back(net.weights[i]);
+    initial.push_back(net.biases[i]);
+  }
+  at::Tensor in = at::from_blob(const_cast<float*>(x.data()), {batch, net.dims.front()}, at::kFloat).clone();
+  return std::make_unique<ClassifierTrainOp>(in, labels_tensor(labels), model, initial, optim, check_steps);
+}
+
+std::unique_ptr<Op> cnn_classifier_train(const Floats& x, const std::vector<std::int64_t>& labels, std::int64_t batch,
+                                         const std::vector<Floats>& params, Optim optim, int check_steps) {
+  return std::make_unique<ClassifierTrainOp>(images(x, batch), labels_tensor(labels), cnn(), params, optim,
+                                             check_steps);
+}
+
+std::unique_ptr<Op> cnn_classifier_infer(const Floats& x, std::int64_t batch, const std::vector<Floats>& params) {
+  torch::nn::Sequential model = cnn();
+  set_parameters(*model, params);
+  return std::make_unique<InferOp>(images(x, batch), model);
 }
 
 }  // namespace torch_peer

@@ -1,18 +1,41 @@
 #include "frontend/autograd/accumulate_grad.h"
 
+#include <utility>
+
 namespace kiln::autograd {
 
 namespace {
 // Several threads may run backward over graphs sharing a leaf (a model's
 // parameters); their additions into .grad take turns.
 std::mutex accumulate_mutex;
+
+thread_local bool t_noting = false;
+thread_local std::vector<std::weak_ptr<AutogradMeta>> t_noted;
+
+void note(const std::shared_ptr<AutogradMeta>& leaf) {
+  for (const std::weak_ptr<AutogradMeta>& w : t_noted)
+    if (!w.owner_before(leaf) && !leaf.owner_before(w)) return;
+  t_noted.push_back(leaf);
+}
 }  // namespace
+
+void AccumulateGrad::start_noting_leaves() {
+  t_noted.clear();
+  t_noting = true;
+}
+
+std::vector<std::weak_ptr<AutogradMeta>> AccumulateGrad::take_noted_leaves() {
+  t_noting = false;
+  return std::exchange(t_noted, {});
+}
 
 AccumulateGrad::AccumulateGrad(std::shared_ptr<AutogradMeta> leaf, IntArrayRef shape, ScalarType dtype)
     : Node({}, 1), leaf_(std::move(leaf)), shape_(shape.vec()), dtype_(dtype) {}
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {
-  if (!grads.empty() && grads[0].defined()) accumulate(*leaf_, std::move(grads[0]));
+  if (grads.empty() || !grads[0].defined()) return {};
+  if (t_noting) note(leaf_);
+  accumulate(*leaf_, std::move(grads[0]));
   return {};
 }
 

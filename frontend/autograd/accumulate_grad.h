@@ -17,6 +17,12 @@ class AccumulateGrad final : public Node {
   /// Adds `grad` into `meta.grad` (kept as a graph of its own under create_graph).
   static void accumulate(AutogradMeta& meta, Tensor grad);
 
+  /// While a kiln::compile'd call is traced, the leaves whose .grad this
+  /// thread's backward sets are noted (once each), so that its replays can
+  /// set them too. start clears the list; take ends noting and returns it.
+  static void start_noting_leaves();
+  static std::vector<std::weak_ptr<AutogradMeta>> take_noted_leaves();
+
  private:
   std::shared_ptr<AutogradMeta> leaf_;
   std::vector<std::int64_t> shape_;

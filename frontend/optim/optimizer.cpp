@@ -46,6 +46,7 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
                                          p.dtype(), " ", p.sizes(), ")"));
   }
   param_groups_.push_back(std::move(group));
+  kiln::detail::invalidate_stateful_programs();  // a compiled step updates the groups it was traced with
 }
 
 void Optimizer::zero_grad(bool set_to_none) {

@@ -20,11 +20,30 @@
 // set_to_none does), since a replay cannot add to a gradient that is not
 // an argument. A replayed call's results carry no graph (the body already
 // ran backward through it).
+// State: a body may capture a model and an optimizer, e.g.
+//   auto step = kiln::compile([&](const Tensor& x, const Tensor& y) {
+//     optimizer.zero_grad();
+//     Tensor loss = F::cross_entropy(model->forward(x), y);
+//     loss.backward();
+//     optimizer.step();
+//     return loss;
+//   });
+// Tensors it finds outside its arguments and updates in place (parameters,
+// batch-norm statistics, momentum buffers) are the program's state: a
+// replay reads and updates those same tensors, and sets the .grad its
+// backward made on leaves outside the arguments (after zero_grad, as the
+// body's backward did). Such a program is kept only when two traced calls
+// in a row recorded the same ops and numbers, since the numbers the body
+// read from outside (a learning rate, Adam's step count in its bias
+// correction) are frozen in it: a step whose numbers change every call
+// (Adam's) keeps running its body. It is retired when one of its state
+// tensors is gone (a new optimizer, a state tensor replaced) or an
+// optimizer's options change (a learning-rate schedule), and traced again.
 // A call is not replayed, and simply runs `fn` on the implicit path
 // (profiled, compiled when hot), when:
 //   - a tensor argument is pending, or the body reads a tensor that is
-//     not an argument (e.g. weights captured by the lambda: pass them as
-//     arguments), draws random numbers, reads a value (item(), printing,
+//     neither an argument nor state (e.g. a batch or frozen weights
+//     captured by the lambda: pass them as arguments), draws random numbers, reads a value (item(), printing,
 //     data_ptr()) or otherwise cuts the trace inside the body, or keeps a
 //     tensor it made somewhere other than its result;
 //   - an argument or the result is of another type than kiln::Tensor,
@@ -55,6 +74,12 @@
 
 namespace kiln {
 namespace detail {
+
+/// Programs with state (see above) froze numbers their body read from
+/// outside its arguments. Code that owns such numbers calls this when they
+/// change (an optimizer's options do), and those programs are traced again.
+void invalidate_stateful_programs() noexcept;
+std::uint64_t stateful_programs_epoch() noexcept;
 
 /// A non-tensor argument of a compiled call: part of its signature.
 struct ArgValue {

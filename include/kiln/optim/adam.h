@@ -13,30 +13,30 @@ using Betas = std::tuple<double, double>;
 
 struct AdamOptions : OptimizerOptions {
   AdamOptions(double lr = 1e-3) : lr_(lr) {}
-  KILN_ARG(double, lr);
-  KILN_ARG(Betas, betas) = Betas(0.9, 0.999);
-  KILN_ARG(double, eps) = 1e-8;
-  KILN_ARG(double, weight_decay) = 0;
-  KILN_ARG(bool, amsgrad) = false;
+  KILN_OPTIM_ARG(double, lr);
+  KILN_OPTIM_ARG(Betas, betas) = Betas(0.9, 0.999);
+  KILN_OPTIM_ARG(double, eps) = 1e-8;
+  KILN_OPTIM_ARG(double, weight_decay) = 0;
+  KILN_OPTIM_ARG(bool, amsgrad) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
   double get_lr() const override { return lr(); }
-  void set_lr(double lr) override { lr_ = lr; }
+  void set_lr(double lr) override { this->lr(lr); }
 };
 
 struct AdamWOptions : OptimizerOptions {
   AdamWOptions(double lr = 1e-3) : lr_(lr) {}
-  KILN_ARG(double, lr);
-  KILN_ARG(Betas, betas) = Betas(0.9, 0.999);
-  KILN_ARG(double, eps) = 1e-8;
-  KILN_ARG(double, weight_decay) = 1e-2;
-  KILN_ARG(bool, amsgrad) = false;
+  KILN_OPTIM_ARG(double, lr);
+  KILN_OPTIM_ARG(Betas, betas) = Betas(0.9, 0.999);
+  KILN_OPTIM_ARG(double, eps) = 1e-8;
+  KILN_OPTIM_ARG(double, weight_decay) = 1e-2;
+  KILN_OPTIM_ARG(bool, amsgrad) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamWOptions>(*this); }
   double get_lr() const override { return lr(); }
-  void set_lr(double lr) override { lr_ = lr; }
+  void set_lr(double lr) override { this->lr(lr); }
 };
 
 struct AdamParamState : OptimizerParamState {

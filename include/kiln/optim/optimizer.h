@@ -12,8 +12,24 @@
 #include <unordered_map>
 #include <vector>
 
+#include <kiln/frontend/compile.h>
 #include <kiln/frontend/tensor.h>
 #include <kiln/nn/options.h>
+
+/// KILN_ARG for an optimizer's options: a change also retires the
+/// kiln::compile'd programs that froze the old value (a learning-rate
+/// schedule reaches a compiled training step).
+#define KILN_OPTIM_ARG(T, name)                                    \
+ public:                                                           \
+  inline auto& name(const T& new_##name) {                         \
+    this->name##_ = new_##name;                                    \
+    ::kiln::detail::invalidate_stateful_programs();                \
+    return *this;                                                  \
+  }                                                                \
+  inline const T& name() const noexcept { return this->name##_; } \
+                                                                   \
+ private:                                                          \
+  T name##_
 
 namespace kiln::optim {
 
@@ -46,7 +62,10 @@ class OptimizerParamGroup {
   bool has_options() const { return options_ != nullptr; }
   OptimizerOptions& options();
   const OptimizerOptions& options() const;
-  void set_options(std::unique_ptr<OptimizerOptions> options) { options_ = std::move(options); }
+  void set_options(std::unique_ptr<OptimizerOptions> options) {
+    options_ = std::move(options);
+    kiln::detail::invalidate_stateful_programs();
+  }
   std::vector<Tensor>& params() { return params_; }
   const std::vector<Tensor>& params() const { return params_; }
 

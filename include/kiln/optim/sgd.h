@@ -8,16 +8,16 @@ namespace kiln::optim {
 
 struct SGDOptions : OptimizerOptions {
   SGDOptions(double lr) : lr_(lr) {}
-  KILN_ARG(double, lr);
-  KILN_ARG(double, momentum) = 0;
-  KILN_ARG(double, dampening) = 0;
-  KILN_ARG(double, weight_decay) = 0;
-  KILN_ARG(bool, nesterov) = false;
+  KILN_OPTIM_ARG(double, lr);
+  KILN_OPTIM_ARG(double, momentum) = 0;
+  KILN_OPTIM_ARG(double, dampening) = 0;
+  KILN_OPTIM_ARG(double, weight_decay) = 0;
+  KILN_OPTIM_ARG(bool, nesterov) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
   double get_lr() const override { return lr(); }
-  void set_lr(double lr) override { lr_ = lr; }
+  void set_lr(double lr) override { this->lr(lr); }
 };
 
 struct SGDParamState : OptimizerParamState {
