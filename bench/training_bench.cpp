@@ -12,12 +12,26 @@
 // compiled by the JIT in the background, with no change to the loop;
 // kiln_compile the step as a kiln::compile'd function of the batch (with
 // Adam, whose numbers change every step, it keeps running its body).
+//
+// steady/train_step_mlp_sgd_momentum/cold_cache: time to steady state. A
+// fresh process with an empty kernel cache runs 60 steps of the MLP with
+// SGD on kiln (JIT on, compiling in the background while it trains), then
+// 60 on LibTorch; counters: each side's first step, first 10 steps and
+// steady step (median of the last 10), and the step from which kiln stays
+// within 1.2x of its steady time.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <functional>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -238,6 +252,54 @@ std::shared_ptr<Workload> cnn_inference(std::int64_t batch) {
   return w;
 }
 
+// ---- time to steady state ------------------------------------------------------------
+
+constexpr int kSteadySteps = 60;
+
+template <class Step>
+std::vector<double> step_times_ms(Step&& step) {
+  std::vector<double> ms;
+  for (int s = 0; s < kSteadySteps; ++s) {
+    const auto start = std::chrono::steady_clock::now();
+    step();
+    ms.push_back(since(start) * 1e3);
+  }
+  return ms;
+}
+
+// The child: prints "name=value ..." for the row (run_child parses it).
+int steady_child() {
+  kiln::jit::set_enabled(true);
+  std::shared_ptr<Workload> w = mlp_classifier(128, Optim::sgd_momentum);
+  const std::vector<double> kiln_ms = step_times_ms(w->impls[1].run);  // kiln_tier1, from its first step
+  const std::vector<double> torch_ms = step_times_ms(w->impls[3].run);
+  auto steady = [](const std::vector<double>& ms) { return median(std::vector<double>(ms.end() - 10, ms.end())); };
+  auto first10 = [](const std::vector<double>& ms) { return std::accumulate(ms.begin(), ms.begin() + 10, 0.0); };
+  const double kiln_steady = steady(kiln_ms);
+  int settled = kSteadySteps;
+  while (settled > 0 && kiln_ms[settled - 1] <= 1.2 * kiln_steady) --settled;
+  std::fprintf(stderr, "\nTime to steady state: MLP SGD training step, fresh process, cold kernel cache\n%5s %9s %9s\n",
+               "step", "kiln ms", "torch ms");
+  for (int s = 0; s < kSteadySteps; ++s)
+    if (s < 20 || s % 10 == 9) std::fprintf(stderr, "%5d %9.2f %9.2f\n", s, kiln_ms[s], torch_ms[s]);
+  std::printf("kiln_first_ms=%.6g kiln_first10_ms=%.6g kiln_steady_ms=%.6g kiln_steady_from_step=%d torch_first_ms=%.6g "
+              "torch_first10_ms=%.6g torch_steady_ms=%.6g compiles=%llu\n",
+              kiln_ms[0], first10(kiln_ms), kiln_steady, settled, torch_ms[0], first10(torch_ms), steady(torch_ms),
+              static_cast<unsigned long long>(kiln::stats().jit.compiles_done));
+  return 0;
+}
+
+std::string g_cache;  // the empty kernel cache of the steady-state child, removed at exit
+
+void steady_row(benchmark::State& state) {
+  std::map<std::string, double> r;
+  for (auto _ : state) {
+    r = run_child("KILN_CACHE_DIR='" + g_cache + "'", "--kiln-steady-child");
+    state.SetIterationTime(r["kiln_steady_ms"] / 1e3);
+  }
+  put_counters(state, r);
+}
+
 void register_all() {
   const std::vector<int> both = {1, 2};
   for (Optim optim : {Optim::sgd_momentum, Optim::adam}) {
@@ -245,12 +307,27 @@ void register_all() {
     add_rows(cnn_classifier(32, optim), both, benchmark::kMillisecond);
   }
   for (std::int64_t batch : {1, 32}) add_rows(cnn_inference(batch), both, benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("steady/train_step_mlp_sgd_momentum/cold_cache", steady_row)
+      ->Iterations(1)
+      ->Repetitions(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
+void remove_cache() {
+  std::error_code ignored;
+  std::filesystem::remove_all(g_cache, ignored);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   g_peer_threads = torch_peer::set_threads;
+  if (argc == 2 && std::strcmp(argv[1], "--kiln-steady-child") == 0) return steady_child();
+  char tmpl[] = "/tmp/kiln-train-cache-XXXXXX";
+  if (!mkdtemp(tmpl)) die("mkdtemp failed");
+  g_cache = tmpl;
+  std::atexit(remove_cache);
   benchmark::AddCustomContext("torch", torch_peer::describe());
   benchmark::AddCustomContext("kiln_default_threads", std::to_string(kiln::get_num_threads()));
   register_all();
