@@ -282,8 +282,8 @@ int steady_child() {
                "step", "kiln ms", "torch ms");
   for (int s = 0; s < kSteadySteps; ++s)
     if (s < 20 || s % 10 == 9) std::fprintf(stderr, "%5d %9.2f %9.2f\n", s, kiln_ms[s], torch_ms[s]);
-  std::printf("kiln_first_ms=%.6g kiln_first10_ms=%.6g kiln_steady_ms=%.6g kiln_steady_from_step=%d torch_first_ms=%.6g "
-              "torch_first10_ms=%.6g torch_steady_ms=%.6g compiles=%llu\n",
+  std::printf("kiln_first_ms=%.6g kiln_first10_ms=%.6g kiln_steady_ms=%.6g kiln_steady_from_step=%d "
+              "torch_first_ms=%.6g torch_first10_ms=%.6g torch_steady_ms=%.6g compiles=%llu\n",
               kiln_ms[0], first10(kiln_ms), kiln_steady, settled, torch_ms[0], first10(torch_ms), steady(torch_ms),
               static_cast<unsigned long long>(kiln::stats().jit.compiles_done));
   return 0;
