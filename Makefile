@@ -39,14 +39,16 @@ build: deps
 	$(CMAKE) --build $(BUILD) -j$(JOBS)
 
 # The inference demo, then one epoch of the Fashion-MNIST MLP (test accuracy
-# and the JIT's statistics at the end); `make train EPOCHS=5` trains longer.
+# and the JIT's statistics at the end); `make train MODEL=cnn EPOCHS=5`
+# trains the CNN, or longer.
+MODEL ?= mlp
 EPOCHS ?= 1
 demo: build
 	KILN_JIT=1 ./$(BUILD)/examples/mlp_demo
-	KILN_JIT=1 ./$(BUILD)/examples/fashion_mnist_mlp 1
+	KILN_JIT=1 ./$(BUILD)/examples/fashion_mnist mlp 1
 
 train: build
-	KILN_JIT=1 ./$(BUILD)/examples/fashion_mnist_mlp $(EPOCHS)
+	KILN_JIT=1 ./$(BUILD)/examples/fashion_mnist $(MODEL) $(EPOCHS)
 
 test: build
 	$(CTEST) --test-dir $(BUILD) --output-on-failure -j$(JOBS)
