@@ -116,7 +116,8 @@ TEST(Sequential, TrainAndEvalReachItsModules) {
 
 TEST(Sequential, IndexAndEmptyErrors) {
   torch::nn::Sequential seq{torch::nn::ReLU(), torch::nn::Tanh()};
-  expect_error<kiln::IndexError>([&] { seq[2].name(); }, "[nn::Sequential] index 2 is out of range for a Sequential of size 2");
+  expect_error<kiln::IndexError>([&] { seq[2].name(); },
+                                 "[nn::Sequential] index 2 is out of range for a Sequential of size 2");
   expect_error<kiln::IndexError>([&] { seq->ptr(7); },
                                  "[nn::Sequential] index 7 is out of range for a Sequential of size 2");
   expect_error<kiln::ValueError>([&] { seq->ptr<torch::nn::LinearImpl>(0); },
@@ -178,7 +179,8 @@ TEST(ModuleList, PrintsAsLibTorchAndRejectsBadIndices) {
             "  (0): kiln::nn::Linear(in_features=2, out_features=3, bias=true)\n"
             "  (1): kiln::nn::GELU()\n"
             ")");
-  expect_error<kiln::IndexError>([&] { list[2].name(); }, "[nn::ModuleList] index 2 is out of range for a ModuleList of size 2");
+  expect_error<kiln::IndexError>([&] { list[2].name(); },
+                                 "[nn::ModuleList] index 2 is out of range for a ModuleList of size 2");
   expect_error<kiln::IndexError>([&] { list->insert(3, torch::nn::ReLU()); },
                                  "[nn::ModuleList] insert position 3 is out of range for a ModuleList of size 2");
   EXPECT_THROW(list->push_back(std::shared_ptr<torch::nn::Module>()), kiln::ValueError);

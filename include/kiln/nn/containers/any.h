@@ -30,6 +30,12 @@ concept TensorForward = std::derived_from<M, Module> && requires(M& m, Tensor& x
   { m.forward(x) } -> std::convertible_to<Tensor>;
 };
 
+/// Arguments a container's constructor takes as its modules: at least one,
+/// and not a lone container of the same type (that is a copy).
+template <class Self, class... Args>
+concept ModuleArguments =
+    sizeof...(Args) > 0 && !(sizeof...(Args) == 1 && (std::is_same_v<std::decay_t<Args>, Self> && ...));
+
 /// ValueError: the module held is not a `wanted` (AnyModule::get, containers' at<T>).
 [[noreturn]] void throw_bad_module_cast(const char* op, const Module& module, const std::type_info& wanted);
 /// ValueError: an empty AnyModule was used.

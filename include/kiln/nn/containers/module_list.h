@@ -25,10 +25,8 @@ class ModuleListImpl : public Module {
 
   ModuleListImpl();
   /// The modules in order (values, shared_ptrs or holders).
-  template <class... Modules,
-            std::enable_if_t<(sizeof...(Modules) > 0) &&
-                                 !(sizeof...(Modules) == 1 && (std::is_same_v<std::decay_t<Modules>, ModuleListImpl> && ...)),
-                             int> = 0>
+  template <class... Modules>
+    requires detail::ModuleArguments<ModuleListImpl, Modules...>
   explicit ModuleListImpl(Modules&&... modules) : ModuleListImpl() {
     (push_back(std::forward<Modules>(modules)), ...);
   }

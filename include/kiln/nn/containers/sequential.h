@@ -29,10 +29,8 @@ class SequentialImpl : public Module {
 
   SequentialImpl();
   /// The modules in order (values, shared_ptrs, holders or AnyModules).
-  template <class... Modules,
-            std::enable_if_t<(sizeof...(Modules) > 0) &&
-                                 !(sizeof...(Modules) == 1 && (std::is_same_v<std::decay_t<Modules>, SequentialImpl> && ...)),
-                             int> = 0>
+  template <class... Modules>
+    requires detail::ModuleArguments<SequentialImpl, Modules...>
   explicit SequentialImpl(Modules&&... modules) : SequentialImpl() {
     (push_back(std::forward<Modules>(modules)), ...);
   }
