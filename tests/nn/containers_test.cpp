@@ -90,6 +90,31 @@ TEST(Sequential, PrintsAsLibTorch) {
   EXPECT_EQ(printed(torch::nn::Sequential()), "kiln::nn::Sequential");
 }
 
+// A user's module (forward taking Tensor by value) inside a Sequential.
+struct BlockImpl : torch::nn::Module {
+  BlockImpl() { fc = register_module("fc", torch::nn::Linear(3, 3)); }
+  Tensor forward(Tensor x) { return fc(x) + x; }
+  torch::nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Block);
+
+TEST(Sequential, HoldsUsersModulesAndSharedPointers) {
+  Block block;
+  torch::nn::Sequential seq(block, std::make_shared<torch::nn::LinearImpl>(3, 2));
+  seq->push_back(std::make_shared<torch::nn::LogSoftmaxImpl>(1));
+  EXPECT_EQ(seq->named_parameters().keys(), (Keys{"0.fc.weight", "0.fc.bias", "1.weight", "1.bias"}));
+  Tensor x = torch::randn({4, 3});
+  EXPECT_EQ(values(seq(x)), values(torch::log_softmax(seq->at<torch::nn::LinearImpl>(1).forward(block(x)), 1)));
+  EXPECT_EQ(printed(seq),
+            "kiln::nn::Sequential(\n"
+            "  (0): (anonymous namespace)::BlockImpl(\n"
+            "    (fc): kiln::nn::Linear(in_features=3, out_features=3, bias=true)\n"
+            "  )\n"
+            "  (1): kiln::nn::Linear(in_features=3, out_features=2, bias=true)\n"
+            "  (2): kiln::nn::LogSoftmax(dim=1)\n"
+            ")");
+}
+
 TEST(Sequential, ExtendAndIterate) {
   torch::nn::Sequential a(torch::nn::Linear(2, 3));
   torch::nn::Sequential b(torch::nn::ReLU(), torch::nn::Linear(3, 1));

@@ -197,4 +197,53 @@ TEST(Dropout, RejectsBadRanksAndDtypesNamingTheShape) {
   expect_error_naming([] { torch::dropout(torch::ones({4}, torch::kInt64), 0.5, true); }, "of shape [4]");
 }
 
+// LibTorch's MNIST example network, written as there: Dropout2d as a member,
+// torch::dropout(x, 0.5, is_training()) in forward.
+struct MnistNetImpl : torch::nn::Module {
+  MnistNetImpl()
+      : conv1(torch::nn::Conv2dOptions(1, 10, /*kernel_size=*/5)),
+        conv2(torch::nn::Conv2dOptions(10, 20, /*kernel_size=*/5)),
+        fc1(320, 50),
+        fc2(50, 10) {
+    register_module("conv1", conv1);
+    register_module("conv2", conv2);
+    register_module("conv2_drop", conv2_drop);
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(torch::max_pool2d(conv1->forward(x), 2));
+    x = torch::relu(torch::max_pool2d(conv2_drop->forward(conv2->forward(x)), 2));
+    x = x.view({-1, 320});
+    x = torch::relu(fc1->forward(x));
+    x = torch::dropout(x, /*p=*/0.5, /*train=*/is_training());
+    x = fc2->forward(x);
+    return torch::log_softmax(x, /*dim=*/1);
+  }
+  torch::nn::Conv2d conv1;
+  torch::nn::Conv2d conv2;
+  torch::nn::Dropout2d conv2_drop;
+  torch::nn::Linear fc1;
+  torch::nn::Linear fc2;
+};
+TORCH_MODULE(MnistNet);
+
+TEST(Dropout, LibTorchsMnistNetTrainsAndEvaluatesDeterministically) {
+  torch::manual_seed(1);
+  MnistNet net;
+  Tensor x = torch::randn({2, 1, 28, 28});
+  net->eval();
+  const std::vector<double> a = values(net->forward(x)), b = values(net->forward(x));
+  EXPECT_EQ(a, b);  // no dropout in eval mode
+  net->train();
+  torch::manual_seed(2);
+  Tensor y = net->forward(x);
+  EXPECT_EQ(y.sizes().vec(), (Shape{2, 10}));
+  EXPECT_NE(values(y), a);
+  torch::manual_seed(2);
+  EXPECT_EQ(values(net->forward(x)), values(y));  // the same masks under the same seed
+  y.sum().backward();
+  for (const Tensor& p : net->parameters()) EXPECT_TRUE(p.grad().defined());
+}
+
 }  // namespace
