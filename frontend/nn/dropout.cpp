@@ -20,21 +20,6 @@ void check_p(const char* op, double p) {
     throw ValueError(kiln::detail::cat("[", op, "] dropout probability has to be between 0 and 1, but got p=", p));
 }
 
-/// input * mask / (1 - p), the mask drawn with `noise_shape` (broadcasting to
-/// the input's shape) and keeping each entry with probability 1 - p.
-Tensor apply_dropout(const char* op, Tensor& input, std::vector<std::int64_t> noise_shape, double p, bool train,
-                     bool inplace) {
-  check_p(op, p);
-  if (!input.is_floating_point())
-    throw DtypeError(kiln::detail::cat("[", op, "] needs a floating-point input, got ", input.dtype(), " of shape ",
-                                       input.sizes()));
-  if (p == 0 || !train || input.numel() == 0) return input;
-  // p = 1 multiplies by zero (as LibTorch does), so NaN and inf stay visible.
-  Tensor noise = p == 1 ? zeros({}, input.dtype())
-                        : (rand(noise_shape, input.dtype()) < (1 - p)).to(input.dtype()).mul(1 / (1 - p));
-  return inplace ? input.mul_(noise) : input * noise;
-}
-
 std::vector<std::int64_t> feature_noise_shape(const char* op, const Tensor& input) {
   if (input.dim() < 2)
     throw ShapeError(kiln::detail::cat("[", op, "] needs an input of at least 2 dims [N, C, ...], got shape ",
@@ -45,21 +30,35 @@ std::vector<std::int64_t> feature_noise_shape(const char* op, const Tensor& inpu
   return shape;
 }
 
+/// input * mask / (1 - p), the mask keeping each entry with probability
+/// 1 - p: one entry per element, or per (N, C) with `feature`. As in
+/// LibTorch, only p is checked when nothing is dropped (eval mode, p = 0).
+Tensor apply_dropout(const char* op, Tensor& input, double p, bool train, bool inplace, bool feature) {
+  check_p(op, p);
+  if (p == 0 || !train || input.numel() == 0) return input;
+  if (!input.is_floating_point())
+    throw DtypeError(kiln::detail::cat("[", op, "] needs a floating-point input, got ", input.dtype(), " of shape ",
+                                       input.sizes()));
+  const std::vector<std::int64_t> noise_shape = feature ? feature_noise_shape(op, input) : input.sizes().vec();
+  // p = 1 multiplies by zero (as LibTorch does), so NaN and inf stay visible.
+  Tensor noise = p == 1 ? zeros({}, input.dtype())
+                        : (rand(noise_shape, input.dtype()) < (1 - p)).to(input.dtype()).mul(1 / (1 - p));
+  return inplace ? input.mul_(noise) : input * noise;
+}
+
 }  // namespace
 
 Tensor dropout(const Tensor& input, double p, bool train) {
   Tensor x = input;
-  return apply_dropout("dropout", x, input.sizes().vec(), p, train, false);
+  return apply_dropout("dropout", x, p, train, false, false);
 }
-Tensor dropout_(Tensor& input, double p, bool train) {
-  return apply_dropout("dropout_", input, input.sizes().vec(), p, train, true);
-}
+Tensor dropout_(Tensor& input, double p, bool train) { return apply_dropout("dropout_", input, p, train, true, false); }
 Tensor feature_dropout(const Tensor& input, double p, bool train) {
   Tensor x = input;
-  return apply_dropout("feature_dropout", x, feature_noise_shape("feature_dropout", input), p, train, false);
+  return apply_dropout("feature_dropout", x, p, train, false, true);
 }
 Tensor feature_dropout_(Tensor& input, double p, bool train) {
-  return apply_dropout("feature_dropout_", input, feature_noise_shape("feature_dropout_", input), p, train, true);
+  return apply_dropout("feature_dropout_", input, p, train, true, true);
 }
 
 namespace nn {

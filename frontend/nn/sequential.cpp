@@ -24,7 +24,7 @@ void SequentialImpl::extend(const SequentialImpl& other) {
   for (const AnyModule& module : others) push_back(module);
 }
 
-Tensor SequentialImpl::forward(const Tensor& input) {
+Tensor SequentialImpl::chain(const Tensor& input) {
   if (modules_.empty()) throw ValueError("[nn::Sequential] cannot call forward() on an empty Sequential");
   Tensor x = input;
   for (const AnyModule& module : modules_) x = module.forward(x);

@@ -43,6 +43,7 @@ TEST(Sequential, ForwardIsTheChainedCalls) {
   Tensor x = torch::randn({5, 3});
   EXPECT_EQ(values(seq->forward(x)), values(torch::softmax(fc2(relu(fc1(x))), 1)));
   EXPECT_EQ(values(seq(x)), values(seq->forward(x)));
+  EXPECT_EQ(values(seq->forward<Tensor>(x)), values(seq->forward(x)));
   // The modules are shared, not copied: gradients reach fc1's own weight.
   seq(x).sum().backward();
   EXPECT_TRUE(fc1->weight.grad().defined());
@@ -158,6 +159,7 @@ TEST(AnyModule, ForwardsAndCastsBack) {
   torch::nn::AnyModule any(fc);
   Tensor x = torch::randn({4, 3});
   EXPECT_EQ(values(any.forward(x)), values(fc(x)));
+  EXPECT_EQ(values(any.forward<Tensor>(x)), values(fc(x)));
   EXPECT_TRUE(any.ptr().get() == fc.get());
   EXPECT_TRUE(&any.get<torch::nn::LinearImpl>() == fc.get());
   EXPECT_TRUE(any.get<torch::nn::Linear>().get() == fc.get());

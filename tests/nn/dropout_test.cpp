@@ -193,6 +193,9 @@ TEST(Dropout, RejectsBadRanksAndDtypesNamingTheShape) {
   EXPECT_THROW(F::dropout2d(torch::ones({2, 3})), kiln::ShapeError);
   expect_error_naming([] { torch::nn::Dropout2d()(torch::ones({2, 3, 4, 5, 6})); },
                       "[dropout2d] needs a [N, C, H, W] or [C, H, W] input, got shape [2, 3, 4, 5, 6]");
+  // Nothing is checked but p when nothing is dropped, as in LibTorch.
+  Tensor line = torch::ones({5});
+  EXPECT_TRUE(torch::feature_dropout(line, 0.5, false).is_same(line));
   EXPECT_THROW(torch::dropout(torch::ones({4}, torch::kInt64), 0.5, true), kiln::DtypeError);
   expect_error_naming([] { torch::dropout(torch::ones({4}, torch::kInt64), 0.5, true); }, "of shape [4]");
 }

@@ -74,15 +74,15 @@ KILN_MODULE(Dropout2d);
 namespace kiln {
 
 /// LibTorch's torch::dropout: with `train`, each element is zeroed with
-/// probability p and the rest scaled by 1 / (1 - p); without, `input` itself
-/// is returned. ValueError when p is outside [0, 1], DtypeError for a
-/// non-floating input.
+/// probability p and the rest scaled by 1 / (1 - p); without (or with p = 0),
+/// `input` itself is returned. ValueError when p is outside [0, 1] (always
+/// checked), DtypeError for a non-floating input that would be dropped.
 Tensor dropout(const Tensor& input, double p, bool train);
 /// The same, multiplying `input` in place.
 Tensor dropout_(Tensor& input, double p, bool train);
 /// LibTorch's torch::feature_dropout: one draw per (batch, channel) of an
 /// input of at least 2 dims [N, C, ...], broadcast over the remaining dims.
-/// ShapeError for fewer than 2 dims.
+/// ShapeError for fewer than 2 dims when it drops.
 Tensor feature_dropout(const Tensor& input, double p, bool train);
 Tensor feature_dropout_(Tensor& input, double p, bool train);
 

@@ -76,8 +76,11 @@ class AnyModule {
   template <class M>
   explicit AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}
 
-  /// Calls the module's forward.
-  Tensor forward(const Tensor& input) const {
+  /// Calls the module's forward. `forward<Tensor>(x)` is accepted as LibTorch
+  /// spells it; kiln's AnyModule returns nothing but a Tensor.
+  template <class ReturnType = Tensor>
+  ReturnType forward(const Tensor& input) const {
+    static_assert(std::is_same_v<ReturnType, Tensor>, "kiln's AnyModule::forward returns a Tensor");
     if (!forward_) detail::throw_empty_any_module("forward()");
     return forward_(input);
   }

@@ -56,7 +56,12 @@ class SequentialImpl : public Module {
   }
 
   /// Each module's forward applied in turn; ValueError on an empty Sequential.
-  Tensor forward(const Tensor& input);
+  /// `forward<Tensor>(x)` is accepted as LibTorch spells it.
+  template <class ReturnType = Tensor>
+  ReturnType forward(const Tensor& input) {
+    static_assert(std::is_same_v<ReturnType, Tensor>, "kiln's Sequential::forward returns a Tensor");
+    return chain(input);
+  }
 
   /// The module at `index`: IndexError naming the index and the size when out of range.
   Module& operator[](std::size_t index) { return *ptr(index); }
@@ -82,6 +87,7 @@ class SequentialImpl : public Module {
 
  private:
   const AnyModule& at_index(std::size_t index) const;
+  Tensor chain(const Tensor& input);
 
   std::vector<AnyModule> modules_;
 };
