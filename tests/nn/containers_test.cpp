@@ -51,7 +51,7 @@ TEST(Sequential, ForwardIsTheChainedCalls) {
   EXPECT_TRUE(seq->ptr(0).get() == fc1.get());
   EXPECT_TRUE(seq->ptr<torch::nn::LinearImpl>(2).get() == fc2.get());
   EXPECT_EQ(seq->at<torch::nn::LinearImpl>(0).options.out_features(), 4);
-  EXPECT_EQ(seq[1].name(), "kiln::nn::ReLU");
+  EXPECT_EQ(seq[1]->name(), "kiln::nn::ReLU");
 }
 
 TEST(Sequential, ParametersAreNamedByPositionAsLibTorch) {
@@ -137,12 +137,12 @@ TEST(Sequential, TrainAndEvalReachItsModules) {
   seq->eval();
   Tensor x = torch::ones({100});
   EXPECT_EQ(values(seq(x)), values(x));
-  EXPECT_FALSE(seq[0].is_training());
+  EXPECT_FALSE(seq[0]->is_training());
 }
 
 TEST(Sequential, IndexAndEmptyErrors) {
   torch::nn::Sequential seq{torch::nn::ReLU(), torch::nn::Tanh()};
-  expect_error<kiln::IndexError>([&] { seq[2].name(); },
+  expect_error<kiln::IndexError>([&] { seq[2]->name(); },
                                  "[nn::Sequential] index 2 is out of range for a Sequential of size 2");
   expect_error<kiln::IndexError>([&] { seq->ptr(7); },
                                  "[nn::Sequential] index 7 is out of range for a Sequential of size 2");
@@ -193,7 +193,7 @@ TEST(ModuleList, PushBackInsertExtendAndIterate) {
   for (const auto& m : *list) names.push_back(m->name());
   EXPECT_EQ(names, (Keys{"kiln::nn::Linear", "kiln::nn::Linear", "kiln::nn::Linear", "kiln::nn::ReLU",
                          "kiln::nn::Tanh", "kiln::nn::Sigmoid"}));
-  EXPECT_EQ(list[3].name(), "kiln::nn::ReLU");
+  EXPECT_EQ(list[3]->name(), "kiln::nn::ReLU");
   Tensor x = torch::randn({2, 5});
   for (std::size_t i = 0; i < 3; ++i) x = list->at<torch::nn::LinearImpl>(i).forward(x);
   EXPECT_EQ(x.sizes().vec(), (std::vector<std::int64_t>{2, 4}));
@@ -206,7 +206,7 @@ TEST(ModuleList, PrintsAsLibTorchAndRejectsBadIndices) {
             "  (0): kiln::nn::Linear(in_features=2, out_features=3, bias=true)\n"
             "  (1): kiln::nn::GELU()\n"
             ")");
-  expect_error<kiln::IndexError>([&] { list[2].name(); },
+  expect_error<kiln::IndexError>([&] { list[2]->name(); },
                                  "[nn::ModuleList] index 2 is out of range for a ModuleList of size 2");
   expect_error<kiln::IndexError>([&] { list->insert(3, torch::nn::ReLU()); },
                                  "[nn::ModuleList] insert position 3 is out of range for a ModuleList of size 2");
@@ -221,13 +221,13 @@ TEST(ModuleDict, LookupUpdatePopInInsertionOrder) {
   EXPECT_EQ(dict->keys(), (Keys{"cls", "act"}));
   EXPECT_TRUE(dict->contains("act"));
   EXPECT_FALSE(dict->contains("box"));
-  EXPECT_TRUE(&dict["cls"] == cls.get());
+  EXPECT_TRUE(dict["cls"].get() == cls.get());
   EXPECT_TRUE(&dict->at<torch::nn::LinearImpl>("cls") == cls.get());
   EXPECT_EQ(dict->named_parameters().keys(), (Keys{"cls.weight", "cls.bias"}));
   torch::nn::Linear replacement(8, 3);
   dict->update({{"box", torch::nn::Linear(8, 4).ptr()}, {"cls", replacement.ptr()}});
   EXPECT_EQ(dict->keys(), (Keys{"cls", "act", "box"}));  // a replaced module keeps its place
-  EXPECT_TRUE(&dict["cls"] == replacement.get());
+  EXPECT_TRUE(dict["cls"].get() == replacement.get());
   EXPECT_EQ(dict->named_parameters().keys(), (Keys{"cls.weight", "cls.bias", "box.weight", "box.bias"}));
   EXPECT_EQ(dict->named_parameters()["cls.weight"].size(0), 3);
   std::shared_ptr<torch::nn::Module> act = dict->pop("act");
@@ -251,7 +251,7 @@ TEST(ModuleDict, LookupUpdatePopInInsertionOrder) {
 
 TEST(ModuleDict, MissingKeysAndBadNames) {
   torch::nn::ModuleDict dict(torch::nn::ModuleDictImpl::Pairs{{"a", torch::nn::ReLU().ptr()}});
-  expect_error<kiln::IndexError>([&] { dict["b"].name(); }, "[nn::ModuleDict] no module under key 'b' (1 keys)");
+  expect_error<kiln::IndexError>([&] { dict["b"]->name(); }, "[nn::ModuleDict] no module under key 'b' (1 keys)");
   expect_error<kiln::IndexError>([&] { dict->pop("b"); }, "[nn::ModuleDict] no module under key 'b' (1 keys)");
   EXPECT_THROW(dict->update({{"a.b", torch::nn::ReLU().ptr()}}), kiln::ValueError);
   EXPECT_FALSE(dict->contains("a.b"));

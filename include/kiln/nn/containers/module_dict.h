@@ -29,8 +29,9 @@ class ModuleDictImpl : public Module {
   explicit ModuleDictImpl(const Pairs& modules);
   explicit ModuleDictImpl(const Dict& modules);
 
-  /// The module under `key`: IndexError naming the key when there is none.
-  Module& operator[](const std::string& key) { return *checked(key); }
+  /// The module under `key` (as LibTorch, a shared_ptr): IndexError naming
+  /// the key when there is none.
+  std::shared_ptr<Module> operator[](const std::string& key) const { return checked(key); }
   template <class T>
   T& at(const std::string& key) {
     return *detail::module_cast<T>("nn::ModuleDict", checked(key));
@@ -47,7 +48,9 @@ class ModuleDictImpl : public Module {
   auto begin() const { return modules_.begin(); }
   auto end() const { return modules_.end(); }
 
-  /// Removes the module under `key` and returns it (IndexError when there is none).
+  /// Removes the module under `key` and returns it (IndexError when there is
+  /// none). Unlike LibTorch, whose pop and clear leave the module registered
+  /// (its parameters still listed), kiln unregisters it, as PyTorch does.
   std::shared_ptr<Module> pop(const std::string& key);
   void clear();
   /// Adds each (name, module); a name already present gets the new module in its place.

@@ -53,8 +53,9 @@ class ModuleListImpl : public Module {
     insert(index, std::shared_ptr<Module>(detail::module_shared_ptr(std::forward<M>(module))));
   }
 
-  /// The module at `index`: IndexError naming the index and the size when out of range.
-  Module& operator[](std::size_t index) { return *ptr(index); }
+  /// The module at `index` (as LibTorch, a shared_ptr): IndexError naming
+  /// the index and the size when out of range.
+  std::shared_ptr<Module> operator[](std::size_t index) const { return ptr(index); }
   const std::shared_ptr<Module>& ptr(std::size_t index) const;
   template <class T>
   std::shared_ptr<T> ptr(std::size_t index) const {

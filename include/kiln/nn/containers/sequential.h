@@ -63,8 +63,9 @@ class SequentialImpl : public Module {
     return chain(input);
   }
 
-  /// The module at `index`: IndexError naming the index and the size when out of range.
-  Module& operator[](std::size_t index) { return *ptr(index); }
+  /// The module at `index` (as LibTorch, a shared_ptr): IndexError naming
+  /// the index and the size when out of range.
+  std::shared_ptr<Module> operator[](std::size_t index) const { return ptr(index); }
   std::shared_ptr<Module> ptr(std::size_t index) const { return at_index(index).ptr(); }
   template <class T>
   std::shared_ptr<T> ptr(std::size_t index) const {
