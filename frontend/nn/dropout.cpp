@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -87,8 +88,8 @@ Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& options) {
 
 namespace {
 
-void print_dropout(std::ostream& stream, const char* name, const DropoutOptions& options) {
-  stream << "kiln::nn::" << name << "(p=" << options.p() << ", inplace=" << (options.inplace() ? "true" : "false")
+void print_dropout(std::ostream& stream, const std::string& name, const DropoutOptions& options) {
+  stream << name << "(p=" << options.p() << ", inplace=" << (options.inplace() ? "true" : "false")
          << ")";
 }
 
@@ -102,7 +103,7 @@ Tensor DropoutImpl::forward(Tensor input) {
                              functional::DropoutFuncOptions().p(options.p()).training(is_training()).inplace(
                                  options.inplace()));
 }
-void DropoutImpl::pretty_print(std::ostream& stream) const { print_dropout(stream, "Dropout", options); }
+void DropoutImpl::pretty_print(std::ostream& stream) const { print_dropout(stream, name(), options); }
 
 Dropout2dImpl::Dropout2dImpl(const Dropout2dOptions& options_) : Module("kiln::nn::Dropout2d"), options(options_) {
   check_p("nn::Dropout2d", options.p());
@@ -112,7 +113,7 @@ Tensor Dropout2dImpl::forward(Tensor input) {
                                functional::Dropout2dFuncOptions().p(options.p()).training(is_training()).inplace(
                                    options.inplace()));
 }
-void Dropout2dImpl::pretty_print(std::ostream& stream) const { print_dropout(stream, "Dropout2d", options); }
+void Dropout2dImpl::pretty_print(std::ostream& stream) const { print_dropout(stream, name(), options); }
 
 }  // namespace nn
 

@@ -13,6 +13,6 @@ FunctionalImpl::FunctionalImpl(Function function) : Module("kiln::nn::Functional
 
 Tensor FunctionalImpl::forward(Tensor input) { return function_(std::move(input)); }
 
-void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << "kiln::nn::Functional()"; }
+void FunctionalImpl::pretty_print(std::ostream& stream) const { stream << name() << "()"; }
 
 }  // namespace kiln::nn

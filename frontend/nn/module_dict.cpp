@@ -1,7 +1,6 @@
 // ModuleDict: named registration in order, lookup, update, pop.
 #include <kiln/nn/containers/module_dict.h>
 
-#include <ostream>
 
 #include <kiln/error.h>
 
@@ -65,7 +64,5 @@ void ModuleDictImpl::update(const Pairs& modules) {
 void ModuleDictImpl::update(const Dict& modules) {
   for (const auto& item : modules) set(item.key(), item.value());
 }
-
-void ModuleDictImpl::pretty_print(std::ostream& stream) const { stream << "kiln::nn::ModuleDict"; }
 
 }  // namespace kiln::nn

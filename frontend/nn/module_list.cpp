@@ -1,7 +1,6 @@
 // ModuleList: positional registration, insertion with renaming, indexing.
 #include <kiln/nn/containers/module_list.h>
 
-#include <ostream>
 #include <string>
 
 #include <kiln/error.h>
@@ -32,7 +31,5 @@ const std::shared_ptr<Module>& ModuleListImpl::ptr(std::size_t index) const {
                                        modules_.size()));
   return modules_[index];
 }
-
-void ModuleListImpl::pretty_print(std::ostream& stream) const { stream << "kiln::nn::ModuleList"; }
 
 }  // namespace kiln::nn

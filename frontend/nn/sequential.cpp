@@ -1,7 +1,6 @@
 // Sequential: registration by position or name, chained forward, indexing.
 #include <kiln/nn/containers/sequential.h>
 
-#include <ostream>
 
 #include <kiln/error.h>
 
@@ -37,7 +36,5 @@ const AnyModule& SequentialImpl::at_index(std::size_t index) const {
                                        modules_.size()));
   return modules_[index];
 }
-
-void SequentialImpl::pretty_print(std::ostream& stream) const { stream << "kiln::nn::Sequential"; }
 
 }  // namespace kiln::nn

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstddef>
-#include <iosfwd>
 #include <memory>
 #include <string>
 #include <utility>
@@ -19,6 +18,7 @@
 
 namespace kiln::nn {
 
+/// Prints as LibTorch lays it out: "kiln::nn::ModuleDict(\n  (key): ...\n)".
 class ModuleDictImpl : public Module {
  public:
   using Dict = OrderedDict<std::string, std::shared_ptr<Module>>;
@@ -57,9 +57,6 @@ class ModuleDictImpl : public Module {
   void update(const Pairs& modules);
   void update(const Dict& modules);
   void update(const ModuleDictImpl& other) { update(other.modules_); }
-
-  /// "kiln::nn::ModuleDict"; operator<< lists the modules below it.
-  void pretty_print(std::ostream& stream) const override;
 
  private:
   const std::shared_ptr<Module>& checked(const std::string& key) const;

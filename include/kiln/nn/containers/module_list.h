@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstddef>
-#include <iosfwd>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -18,6 +17,7 @@
 
 namespace kiln::nn {
 
+/// Prints as LibTorch lays it out: "kiln::nn::ModuleList(\n  (0): ...\n)".
 class ModuleListImpl : public Module {
  public:
   using Iterator = std::vector<std::shared_ptr<Module>>::iterator;
@@ -71,9 +71,6 @@ class ModuleListImpl : public Module {
   Iterator end() { return modules_.end(); }
   ConstIterator begin() const { return modules_.begin(); }
   ConstIterator end() const { return modules_.end(); }
-
-  /// "kiln::nn::ModuleList"; operator<< lists the modules below it.
-  void pretty_print(std::ostream& stream) const override;
 
  private:
   std::vector<std::shared_ptr<Module>> modules_;

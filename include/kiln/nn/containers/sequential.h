@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <initializer_list>
-#include <iosfwd>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -22,6 +21,7 @@
 
 namespace kiln::nn {
 
+/// Prints as LibTorch lays it out: "kiln::nn::Sequential(\n  (0): ...\n)".
 class SequentialImpl : public Module {
  public:
   using Iterator = std::vector<AnyModule>::iterator;
@@ -82,9 +82,6 @@ class SequentialImpl : public Module {
   Iterator end() { return modules_.end(); }
   ConstIterator begin() const { return modules_.begin(); }
   ConstIterator end() const { return modules_.end(); }
-
-  /// "kiln::nn::Sequential"; operator<< lists the modules below it.
-  void pretty_print(std::ostream& stream) const override;
 
  private:
   const AnyModule& at_index(std::size_t index) const;
