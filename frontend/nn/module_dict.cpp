@@ -1,7 +1,6 @@
 // ModuleDict: named registration in order, lookup, update, pop.
 #include <kiln/nn/containers/module_dict.h>
 
-
 #include <kiln/error.h>
 
 namespace kiln::nn {

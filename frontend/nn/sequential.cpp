@@ -1,7 +1,6 @@
 // Sequential: registration by position or name, chained forward, indexing.
 #include <kiln/nn/containers/sequential.h>
 
-
 #include <kiln/error.h>
 
 namespace kiln::nn {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <functional>
+#include <numbers>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,7 +33,7 @@ std::string printed(const M& module) {
 
 // Each elementwise module against its formula, value and gradient.
 TEST(Activation, ElementwiseModulesMatchPlainFormulasAndGradcheck) {
-  const double k = std::sqrt(2 / M_PI);
+  const double k = std::sqrt(2 / std::numbers::pi);
   struct Case {
     std::string name;
     std::function<Tensor(const Tensor&)> module;

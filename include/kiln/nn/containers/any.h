@@ -60,6 +60,7 @@ std::shared_ptr<T> module_cast(const char* op, const std::shared_ptr<Module>& mo
 
 }  // namespace detail
 
+/// A module of any type with a forward(Tensor) -> Tensor, held by shared_ptr.
 class AnyModule {
  public:
   /// The empty state: forward, ptr and get throw ValueError.
