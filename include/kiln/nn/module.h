@@ -146,6 +146,11 @@ class ModuleHolder {
   decltype(auto) operator()(Args&&... args) {
     return get()->forward(std::forward<Args>(args)...);
   }
+  /// The module's own operator[] (containers: `seq[0]`, `dict["fc"]`).
+  template <class Arg>
+  decltype(auto) operator[](Arg&& arg) {
+    return (*get())[std::forward<Arg>(arg)];
+  }
 
  private:
   static std::shared_ptr<Contained> default_construct() {
