@@ -52,6 +52,10 @@ TEST(Sequential, ForwardIsTheChainedCalls) {
   EXPECT_TRUE(seq->ptr<torch::nn::LinearImpl>(2).get() == fc2.get());
   EXPECT_EQ(seq->at<torch::nn::LinearImpl>(0).options.out_features(), 4);
   EXPECT_EQ(seq[1]->name(), "kiln::nn::ReLU");
+  // LibTorch's as<>: by holder or by module class, null for another type.
+  EXPECT_EQ(seq[0]->as<torch::nn::Linear>(), fc1.get());
+  EXPECT_EQ(seq[2]->as<torch::nn::LinearImpl>(), fc2.get());
+  EXPECT_EQ(seq[1]->as<torch::nn::Linear>(), nullptr);
 }
 
 TEST(Sequential, ParametersAreNamedByPositionAsLibTorch) {

@@ -95,6 +95,18 @@ class Module : public std::enable_shared_from_this<Module> {
     return register_module(std::move(name), holder.ptr());
   }
 
+  /// This module as a `M` (a module class such as LinearImpl, or its holder
+  /// Linear), or null if it is not one: LibTorch's `module->as<Linear>()`.
+  template <class M>
+  auto* as() noexcept {
+    if constexpr (requires { typename M::ContainedType; }) return dynamic_cast<typename M::ContainedType*>(this);
+    else return dynamic_cast<M*>(this);
+  }
+  template <class M>
+  const auto* as() const noexcept {
+    return const_cast<Module*>(this)->as<M>();
+  }
+
   /// The module tree printed with pretty_print at every level.
   void pretty_print_recursive(std::ostream& stream, const std::string& indentation) const;
 
