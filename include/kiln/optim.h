@@ -1,6 +1,8 @@
 // kiln::optim: optimizers (LibTorch's torch::optim).
 #pragma once
 
+#include <kiln/optim/adagrad.h>
 #include <kiln/optim/adam.h>
 #include <kiln/optim/optimizer.h>
+#include <kiln/optim/rmsprop.h>
 #include <kiln/optim/sgd.h>
