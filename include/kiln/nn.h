@@ -8,3 +8,4 @@
 #include <kiln/nn/module.h>
 #include <kiln/nn/options.h>
 #include <kiln/nn/pooling.h>
+#include <kiln/nn/utils/clip_grad.h>
