@@ -135,7 +135,8 @@ TEST(LRScheduler, BadArgumentsAreValueErrors) {
   torch::optim::CosineAnnealingLR cosine(t.opt, 5);
   t.opt.add_param_group(torch::optim::OptimizerParamGroup({param()}));
   expect_value_error([&] { cosine.step(); },
-                     "[optim::CosineAnnealingLR] the optimizer has 3 param groups but had 2 when the scheduler was made");
+                     "[optim::CosineAnnealingLR] the optimizer has 3 param groups but had 2 "
+                     "when the scheduler was made");
 }
 
 }  // namespace

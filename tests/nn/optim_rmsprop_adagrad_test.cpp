@@ -80,9 +80,12 @@ TEST(OptimRMSprop, MatchesTheFormulaWithMomentumCenteringAndWeightDecay) {
         SCOPED_TRACE(::testing::Message() << "momentum " << momentum << " centered " << centered << " wd " << wd);
         const double lr = 0.01, alpha = 0.9, eps = 1e-6;
         Tensor p = param();
-        torch::optim::RMSprop opt(
-            {p},
-            torch::optim::RMSpropOptions(lr).alpha(alpha).eps(eps).weight_decay(wd).momentum(momentum).centered(centered));
+        torch::optim::RMSprop opt({p}, torch::optim::RMSpropOptions(lr)
+                                           .alpha(alpha)
+                                           .eps(eps)
+                                           .weight_decay(wd)
+                                           .momentum(momentum)
+                                           .centered(centered));
         RmspropReference ref{lr, alpha, eps, wd, momentum, centered};
         Vec want = run_reference(7, std::ref(ref));
         expect_close(run_kiln(opt, p, 7), want);

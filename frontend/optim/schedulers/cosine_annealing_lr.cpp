@@ -9,7 +9,8 @@ namespace kiln::optim {
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min)
     : LRScheduler(optimizer), T_max_(T_max), eta_min_(eta_min), base_lrs_(get_current_lrs()) {
-  if (T_max < 1) throw ValueError(kiln::detail::cat("[optim::CosineAnnealingLR] T_max must be at least 1, got ", T_max));
+  if (T_max < 1)
+    throw ValueError(kiln::detail::cat("[optim::CosineAnnealingLR] T_max must be at least 1, got ", T_max));
 }
 
 // Python's CosineAnnealingLR.get_lr with last_epoch = the count after this step.
