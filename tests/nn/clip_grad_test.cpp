@@ -101,6 +101,25 @@ TEST(ClipGrad, ClipGradNormWithANaNGradient) {
   for (double x : b.grad().to_vector<double>()) EXPECT_TRUE(std::isnan(x));
 }
 
+TEST(ClipGrad, ClipGradNormOfAFloat32ModulesParameters) {
+  torch::manual_seed(3);
+  torch::nn::Linear fc(4, 3);
+  (fc(torch::randn({8, 4})) * 10).pow(2).sum().backward();
+  std::vector<Tensor> params = fc->parameters();
+  double total = 0;
+  for (const Tensor& p : params)
+    for (float x : p.grad().to_vector<float>()) total += static_cast<double>(x) * x;
+  total = std::sqrt(total);
+  ASSERT_GT(total, 1.0);
+  EXPECT_NEAR(torch::nn::utils::clip_grad_norm_(params, 0.5), total, total * 1e-6);
+  double after = 0;
+  for (const Tensor& p : params) {
+    EXPECT_EQ(p.grad().dtype(), torch::kFloat32);
+    for (float x : p.grad().to_vector<float>()) after += static_cast<double>(x) * x;
+  }
+  EXPECT_NEAR(std::sqrt(after), 0.5, 1e-5);
+}
+
 TEST(ClipGrad, ClipGradValueClampsEveryGradient) {
   Tensor a = with_grad(kGradA), b = with_grad(kGradB);
   Tensor idle = torch::zeros({2}, torch::kFloat64).requires_grad_(true);

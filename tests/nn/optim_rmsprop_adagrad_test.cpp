@@ -121,6 +121,26 @@ TEST(OptimRMSprop, ParameterGroupsHaveTheirOwnOptionsAndGradlessParametersAreSki
   EXPECT_EQ(opt.state().count(idle.impl().get()), 0u);
 }
 
+TEST(OptimRMSprop, MomentumAndCenteringSwitchedOnLaterStartFromZeroBuffers) {
+  Tensor p = param();
+  torch::optim::RMSprop opt({p}, torch::optim::RMSpropOptions(0.01).alpha(0.9));
+  RmspropReference ref{0.01, 0.9, 1e-8, 0, 0, false};
+  Vec want = run_reference(2, std::ref(ref));
+  expect_close(run_kiln(opt, p, 2), want);
+  auto& options = static_cast<torch::optim::RMSpropOptions&>(opt.param_groups()[0].options());
+  options.momentum(0.8).centered(true);
+  ref.momentum = 0.8;
+  ref.centered = true;
+  // The reference continues from its state after two steps.
+  Vec x = want;
+  for (int s = 0; s < 3; ++s) {
+    Vec g(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) g[i] = x[i] + optim_reference::kC[i];
+    ref(x, g);
+  }
+  expect_close(run_kiln(opt, p, 3), x);
+}
+
 TEST(OptimRMSprop, BadOptionsAreValueErrorsWithLibTorchsMessages) {
   using torch::optim::RMSpropOptions;
   Tensor p = param();
