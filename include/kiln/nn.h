@@ -19,3 +19,4 @@
 #include <kiln/nn/normalization.h>
 #include <kiln/nn/options.h>
 #include <kiln/nn/pooling.h>
+#include <kiln/nn/utils/clip_grad.h>

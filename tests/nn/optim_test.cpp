@@ -8,42 +8,16 @@
 
 #include <kiln/torch.h>
 
+#include "tests/nn/optim_reference.h"
+
 namespace {
 
 using kiln::Tensor;
-using Vec = std::vector<double>;
-
-const Vec kStart = {0.5, -1.0, 2.0, 0.25};
-const Vec kC = {0.1, -0.3, 0.7, 0.0};
-
-// Runs `steps` steps of `opt` on p (loss 0.5 p.p + c.p) and returns p.
-Vec run_kiln(torch::optim::Optimizer& opt, Tensor& p, int steps) {
-  Tensor c = torch::tensor(kC, torch::kFloat64);
-  for (int s = 0; s < steps; ++s) {
-    opt.zero_grad();
-    ((p * p).sum() * 0.5 + (p * c).sum()).backward();
-    opt.step();
-  }
-  return p.to_vector<double>();
-}
-
-// The same loop with `update(p, grad)` written out.
-Vec run_reference(int steps, const std::function<void(Vec&, const Vec&)>& update) {
-  Vec p = kStart;
-  for (int s = 0; s < steps; ++s) {
-    Vec g(p.size());
-    for (std::size_t i = 0; i < p.size(); ++i) g[i] = p[i] + kC[i];
-    update(p, g);
-  }
-  return p;
-}
-
-void expect_close(const Vec& got, const Vec& want) {
-  ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << "element " << i;
-}
-
-Tensor param() { return torch::tensor(kStart, torch::kFloat64).requires_grad_(true); }
+using optim_reference::expect_close;
+using optim_reference::param;
+using optim_reference::run_kiln;
+using optim_reference::run_reference;
+using optim_reference::Vec;
 
 TEST(Optim, SgdWithMomentumDampeningNesterovAndWeightDecay) {
   for (bool nesterov : {false, true}) {
