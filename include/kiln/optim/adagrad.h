@@ -14,16 +14,16 @@ namespace kiln::optim {
 /// initial_accumulator_value (the sum's starting value), eps.
 struct AdagradOptions : OptimizerOptions {
   AdagradOptions(double lr = 1e-2) : lr_(lr) {}
-  KILN_ARG(double, lr);
-  KILN_ARG(double, lr_decay) = 0;
-  KILN_ARG(double, weight_decay) = 0;
-  KILN_ARG(double, initial_accumulator_value) = 0;
-  KILN_ARG(double, eps) = 1e-10;
+  KILN_OPTIM_ARG(double, lr);
+  KILN_OPTIM_ARG(double, lr_decay) = 0;
+  KILN_OPTIM_ARG(double, weight_decay) = 0;
+  KILN_OPTIM_ARG(double, initial_accumulator_value) = 0;
+  KILN_OPTIM_ARG(double, eps) = 1e-10;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdagradOptions>(*this); }
   double get_lr() const override { return lr(); }
-  void set_lr(double lr) override { lr_ = lr; }
+  void set_lr(double lr) override { this->lr(lr); }
 };
 
 /// LibTorch's AdagradParamState: the step count and the sum of squared gradients.

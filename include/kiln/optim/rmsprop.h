@@ -15,17 +15,17 @@ namespace kiln::optim {
 /// variance rather than the uncentered second moment).
 struct RMSpropOptions : OptimizerOptions {
   RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
-  KILN_ARG(double, lr);
-  KILN_ARG(double, alpha) = 0.99;
-  KILN_ARG(double, eps) = 1e-8;
-  KILN_ARG(double, weight_decay) = 0;
-  KILN_ARG(double, momentum) = 0;
-  KILN_ARG(bool, centered) = false;
+  KILN_OPTIM_ARG(double, lr);
+  KILN_OPTIM_ARG(double, alpha) = 0.99;
+  KILN_OPTIM_ARG(double, eps) = 1e-8;
+  KILN_OPTIM_ARG(double, weight_decay) = 0;
+  KILN_OPTIM_ARG(double, momentum) = 0;
+  KILN_OPTIM_ARG(bool, centered) = false;
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<RMSpropOptions>(*this); }
   double get_lr() const override { return lr(); }
-  void set_lr(double lr) override { lr_ = lr; }
+  void set_lr(double lr) override { this->lr(lr); }
 };
 
 /// LibTorch's RMSpropParamState: the step count, the squared-gradient average,
