@@ -2,6 +2,12 @@
 // and code written against `torch::` compiles against kiln.
 #pragma once
 
+// What <torch/torch.h> brings in transitively and LibTorch programs use
+// without including it (std::isnan in LibTorch's MNIST example, printf).
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
 #include <kiln/kiln.h>
 
 namespace torch = kiln;
