@@ -3,6 +3,7 @@
 #pragma once
 
 #include <kiln/kiln.h>
+#include <kiln/serialize.h>
 
 namespace torch = kiln;
 
