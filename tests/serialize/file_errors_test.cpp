@@ -71,9 +71,8 @@ TEST_F(SerializeFileErrors, ADirectoryIsNotACheckpoint) {
 
 TEST_F(SerializeFileErrors, TruncatedAnywhere) {
   const std::vector<unsigned char> whole = bytes_;
-  // Inside the magic, inside the header, inside the index, inside the data, one byte short.
-  for (std::size_t keep : {std::size_t{0}, std::size_t{5}, std::size_t{30}, std::size_t{60}, whole.size() - 30,
-                           whole.size() - 1}) {
+  // Inside the magic, the header, the index, the padding, an entry's data.
+  for (std::size_t keep = 0; keep < whole.size(); ++keep) {
     SCOPED_TRACE(keep);
     bytes_.assign(whole.begin(), whole.begin() + static_cast<long>(keep));
     const std::string msg = rewrite_and_load();

@@ -11,6 +11,8 @@
 
 #include <kiln/torch.h>
 
+#include "trace/strided_read.h"
+
 #include "tests/serialize/checkpoint_files.h"
 
 namespace {
@@ -86,6 +88,8 @@ TEST(SerializeTensor, PendingTensorsAreComputedBeforeSaving) {
   const Tensor x = torch::arange(6, torch::kFloat64).reshape({2, 3});
   const Tensor pending = (x * 3 + 1).exp().log();
   const Tensor pending_view = (x - 2).t();
+  ASSERT_FALSE(kiln::trace::is_settled(*pending.impl()));
+  ASSERT_FALSE(kiln::trace::is_settled(*pending_view.impl()));
   torch::save(std::vector<Tensor>{pending, pending_view}, dir.path("p.kiln"));
   std::vector<Tensor> back;
   torch::load(back, dir.path("p.kiln"));
