@@ -4,6 +4,9 @@
 #include <bit>
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include <xxhash.h>
 
 #include <kiln/serialize/archive.h>
 
@@ -27,6 +30,14 @@ inline constexpr std::size_t kRecordFixedBytes = 4 + 1 + 1 + 2 + 4 + 8 + 8 + 8;
 /// dtype codes in the file, independent of ScalarType's numbering.
 enum class DtypeCode : std::uint8_t { Bool = 0, Int32 = 1, Int64 = 2, Float32 = 3, Float64 = 4 };
 inline constexpr std::uint8_t kNumDtypeCodes = 5;
+
+/// The header/index checksum: XXH3-64 of the header's first
+/// kChecksummedHeaderBytes followed by the index.
+inline std::uint64_t index_checksum(const unsigned char* header, const unsigned char* index, std::size_t index_bytes) {
+  std::vector<unsigned char> covered(header, header + kChecksummedHeaderBytes);
+  covered.insert(covered.end(), index, index + index_bytes);
+  return XXH3_64bits(covered.data(), covered.size());
+}
 
 /// Writes `entries` to `path` atomically (temporary file, fsync, rename).
 /// IOError naming the file on failure; an existing file stays intact.

@@ -68,8 +68,8 @@ class Reader {
 
   Entries parse(const Bytes& file) const {
     const std::size_t size = file.size();
-    const bool magic_ok = std::memcmp(file.data(), kMagic, std::min(size, sizeof kMagic)) == 0;
-    if (!magic_ok) fail("not a kiln checkpoint (bad magic bytes; expected \"KILNCKPT\")");
+    const std::size_t magic_bytes = std::min(size, sizeof kMagic);
+    if (magic_bytes > 0 && std::memcmp(file.data(), kMagic, magic_bytes) != 0) fail("not a kiln checkpoint (bad magic bytes; expected \"KILNCKPT\")");
     if (size < kHeaderBytes) fail("truncated: ", size, " bytes, but the header alone is ", kHeaderBytes);
     std::size_t pos = sizeof kMagic;
     const auto version = take<std::uint32_t>(file, pos, kHeaderBytes);
@@ -83,14 +83,7 @@ class Reader {
     if (index_bytes > size - kHeaderBytes)
       fail("truncated: the index needs ", index_bytes, " bytes after the header, the file has ", size - kHeaderBytes);
     const std::size_t index_end = kHeaderBytes + index_bytes;
-    XXH3_state_t* state = XXH3_createState();
-    KILN_CHECK(state != nullptr, "XXH3_createState");
-    XXH3_64bits_reset(state);
-    XXH3_64bits_update(state, file.data(), kChecksummedHeaderBytes);
-    XXH3_64bits_update(state, file.data() + kHeaderBytes, index_bytes);
-    const std::uint64_t actual = XXH3_64bits_digest(state);
-    XXH3_freeState(state);
-    if (actual != checksum) fail("corrupted: the header/index checksum does not match");
+    if (index_checksum(file.data(), file.data() + kHeaderBytes, index_bytes) != checksum) fail("corrupted: the header/index checksum does not match");
     if (flags != 0) fail("unknown flags ", flags, " in the header");
 
     Entries entries;

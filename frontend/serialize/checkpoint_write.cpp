@@ -66,13 +66,7 @@ Bytes layout(const Entries& entries) {
   put(file, std::uint32_t{0});
   put(file, static_cast<std::uint64_t>(entries.size()));
   put(file, static_cast<std::uint64_t>(index.size()));
-  XXH3_state_t* state = XXH3_createState();
-  KILN_CHECK(state != nullptr, "XXH3_createState");
-  XXH3_64bits_reset(state);
-  XXH3_64bits_update(state, file.data(), kChecksummedHeaderBytes);
-  XXH3_64bits_update(state, index.data(), index.size());
-  put(file, static_cast<std::uint64_t>(XXH3_64bits_digest(state)));
-  XXH3_freeState(state);
+  put(file, index_checksum(file.data(), index.data(), index.size()));
   file.insert(file.end(), index.begin(), index.end());
   for (const auto& [name, e] : entries) {
     file.resize(align_up(file.size()), 0);
