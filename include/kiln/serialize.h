@@ -58,3 +58,34 @@ void load(const std::shared_ptr<M>& module, const std::string& path) {
 void load(optim::Optimizer& optimizer, const std::string& path);
 
 }  // namespace kiln
+
+namespace kiln::serialize {
+
+/// LibTorch's `archive << module` / `archive >> module` and the same for
+/// optimizers: Module::save / load and Optimizer::save / load.
+inline OutputArchive& operator<<(OutputArchive& archive, const nn::Module& module) {
+  module.save(archive);
+  return archive;
+}
+template <std::derived_from<nn::Module> M>
+OutputArchive& operator<<(OutputArchive& archive, const std::shared_ptr<M>& module) {
+  return archive << static_cast<const nn::Module&>(*module);
+}
+inline OutputArchive& operator<<(OutputArchive& archive, const optim::Optimizer& optimizer) {
+  optimizer.save(archive);
+  return archive;
+}
+inline InputArchive& operator>>(InputArchive& archive, nn::Module& module) {
+  module.load(archive);
+  return archive;
+}
+template <std::derived_from<nn::Module> M>
+InputArchive& operator>>(InputArchive& archive, const std::shared_ptr<M>& module) {
+  return archive >> static_cast<nn::Module&>(*module);
+}
+inline InputArchive& operator>>(InputArchive& archive, optim::Optimizer& optimizer) {
+  optimizer.load(archive);
+  return archive;
+}
+
+}  // namespace kiln::serialize

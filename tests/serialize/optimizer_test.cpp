@@ -127,6 +127,32 @@ TEST(SerializeOptimizer, GroupOptionsAndStateKeysFollowLibTorch) {
   EXPECT_EQ(s3.exp_avg().sizes().vec(), p3.sizes().vec());
 }
 
+TEST(SerializeOptimizer, ModelAndOptimizerShareOneArchiveThroughStreamOperators) {
+  ckpt::ScratchDir dir;
+  torch::manual_seed(5);
+  Mlp model;
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  train(model, opt, 3);
+  torch::serialize::OutputArchive out, model_part, opt_part;
+  model_part << model.ptr();
+  opt_part << opt;
+  out.write("model", model_part);
+  out.write("optimizer", opt_part);
+  out.write("epoch", std::int64_t{3});
+  out.save_to(dir.path("all.kiln"));
+
+  torch::manual_seed(6);
+  Mlp resumed;
+  torch::optim::SGD resumed_opt(resumed->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  torch::serialize::InputArchive in, in_model, in_opt;
+  in.load_from(dir.path("all.kiln"));
+  in.read("model", in_model);
+  in.read("optimizer", in_opt);
+  in_model >> resumed.ptr();
+  in_opt >> resumed_opt;
+  EXPECT_EQ(train(resumed, resumed_opt, 3), train(model, opt, 3));
+}
+
 TEST(SerializeOptimizer, MismatchedGroupsAreValueErrorsAndChangeNothing) {
   ckpt::ScratchDir dir;
   const std::string file = dir.path("opt.kiln");
