@@ -69,7 +69,8 @@ class Reader {
   Entries parse(const Bytes& file) const {
     const std::size_t size = file.size();
     const std::size_t magic_bytes = std::min(size, sizeof kMagic);
-    if (magic_bytes > 0 && std::memcmp(file.data(), kMagic, magic_bytes) != 0) fail("not a kiln checkpoint (bad magic bytes; expected \"KILNCKPT\")");
+    if (magic_bytes > 0 && std::memcmp(file.data(), kMagic, magic_bytes) != 0)
+      fail("not a kiln checkpoint (bad magic bytes; expected \"KILNCKPT\")");
     if (size < kHeaderBytes) fail("truncated: ", size, " bytes, but the header alone is ", kHeaderBytes);
     std::size_t pos = sizeof kMagic;
     const auto version = take<std::uint32_t>(file, pos, kHeaderBytes);
@@ -83,7 +84,8 @@ class Reader {
     if (index_bytes > size - kHeaderBytes)
       fail("truncated: the index needs ", index_bytes, " bytes after the header, the file has ", size - kHeaderBytes);
     const std::size_t index_end = kHeaderBytes + index_bytes;
-    if (index_checksum(file.data(), file.data() + kHeaderBytes, index_bytes) != checksum) fail("corrupted: the header/index checksum does not match");
+    if (index_checksum(file.data(), file.data() + kHeaderBytes, index_bytes) != checksum)
+      fail("corrupted: the header/index checksum does not match");
     if (flags != 0) fail("unknown flags ", flags, " in the header");
 
     Entries entries;
