@@ -162,6 +162,9 @@ class Reader {
       fail("corrupted: the checksum of entry '", name, "' does not match");
     e.bytes.assign(file.begin() + static_cast<std::ptrdiff_t>(offset),
                    file.begin() + static_cast<std::ptrdiff_t>(offset + length));
+    const auto not_a_bool = [](unsigned char b) { return b > 1; };
+    if (e.dtype == ScalarType::Bool && std::any_of(e.bytes.begin(), e.bytes.end(), not_a_bool))
+      fail("corrupted: Bool entry '", name, "' holds a byte other than 0 and 1");
     return offset;
   }
 

@@ -63,6 +63,19 @@ inline void reseal(std::vector<unsigned char>& bytes) {
   std::memcpy(bytes.data() + kChecksumAt, &sum, 8);
 }
 
+/// Recomputes the first entry's data checksum (its data at `offset`, `length`
+/// bytes) and then the header/index checksum.
+inline void reseal_entry(std::vector<unsigned char>& bytes, std::size_t offset, std::size_t length) {
+  std::uint32_t name_len = 0, ndim = 0;
+  std::memcpy(&name_len, bytes.data() + kIndexAt, 4);
+  const std::size_t ndim_at = kIndexAt + 4 + name_len + 4;
+  std::memcpy(&ndim, bytes.data() + ndim_at, 4);
+  const std::size_t checksum_at = ndim_at + 4 + 8 * ndim + 16;
+  const std::uint64_t sum = XXH3_64bits(bytes.data() + offset, length);
+  std::memcpy(bytes.data() + checksum_at, &sum, 8);
+  reseal(bytes);
+}
+
 /// Where the first record's dtype byte is: name length (4), name, kind (1).
 inline std::size_t first_dtype_at(const std::vector<unsigned char>& bytes) {
   std::uint32_t name_len = 0;

@@ -128,6 +128,15 @@ TEST_F(SerializeFileErrors, UnknownDtype) {
   EXPECT_NE(msg.find("entry '0' has an unknown dtype code 9"), std::string::npos) << msg;
 }
 
+TEST_F(SerializeFileErrors, BoolElementOtherThanZeroOrOne) {
+  torch::save(torch::tensor({true, false}), file_);
+  bytes_ = ckpt::read_bytes(file_);
+  bytes_[bytes_.size() - 1] = 2;
+  ckpt::reseal_entry(bytes_, bytes_.size() - 2, 2);
+  const std::string msg = rewrite_and_load();
+  EXPECT_NE(msg.find("corrupted: Bool entry '0' holds a byte other than 0 and 1"), std::string::npos) << msg;
+}
+
 TEST_F(SerializeFileErrors, TrailingBytes) {
   bytes_.push_back(0);
   const std::string msg = rewrite_and_load();
