@@ -13,7 +13,7 @@ set(KILN_LAYER_DEPS_memory   TBB::tbb)
 set(KILN_LAYER_DEPS_autotune "")
 set(KILN_LAYER_DEPS_trace    TBB::tbb xxHash::xxhash)
 set(KILN_LAYER_DEPS_jit      kiln_llvm TBB::tbb)
-set(KILN_LAYER_DEPS_frontend TBB::tbb ZLIB::ZLIB)
+set(KILN_LAYER_DEPS_frontend TBB::tbb ZLIB::ZLIB xxHash::xxhash)
 
 # What every translation unit of kiln itself sees: C++20, the repo root (private
 # headers, e.g. "trace/segment.h") and include/ (public headers, <kiln/kiln.h>).

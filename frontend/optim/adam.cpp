@@ -6,6 +6,7 @@
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
+#include <kiln/serialize/archive.h>
 
 namespace kiln::optim {
 
@@ -66,7 +67,52 @@ void adam_step(std::vector<OptimizerParamGroup>& groups, bool decoupled, const c
   }
 }
 
+template <class Options>
+void write_options(const Options& o, serialize::OutputArchive& archive) {
+  archive.write("lr", o.lr());
+  archive.write("beta1", std::get<0>(o.betas()));
+  archive.write("beta2", std::get<1>(o.betas()));
+  archive.write("eps", o.eps());
+  archive.write("weight_decay", o.weight_decay());
+  archive.write("amsgrad", o.amsgrad());
+}
+
+template <class Options>
+void read_options(Options& o, serialize::InputArchive& archive) {
+  double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
+  bool amsgrad = false;
+  archive.read("lr", lr);
+  archive.read("beta1", beta1);
+  archive.read("beta2", beta2);
+  archive.read("eps", eps);
+  archive.read("weight_decay", weight_decay);
+  archive.read("amsgrad", amsgrad);
+  o.lr(lr).betas(Betas(beta1, beta2)).eps(eps).weight_decay(weight_decay).amsgrad(amsgrad);
+}
+
 }  // namespace
+
+void AdamOptions::serialize(serialize::OutputArchive& archive) const { write_options(*this, archive); }
+void AdamOptions::serialize(serialize::InputArchive& archive) { read_options(*this, archive); }
+void AdamWOptions::serialize(serialize::OutputArchive& archive) const { write_options(*this, archive); }
+void AdamWOptions::serialize(serialize::InputArchive& archive) { read_options(*this, archive); }
+
+void AdamParamState::serialize(serialize::OutputArchive& archive) const {
+  archive.write("step", step_);
+  archive.write("exp_avg", exp_avg_);
+  archive.write("exp_avg_sq", exp_avg_sq_);
+  if (max_exp_avg_sq_.defined()) archive.write("max_exp_avg_sq", max_exp_avg_sq_);
+}
+
+void AdamParamState::serialize(serialize::InputArchive& archive) {
+  archive.read("step", step_);
+  archive.read("exp_avg", exp_avg_);
+  archive.read("exp_avg_sq", exp_avg_sq_);
+  archive.try_read("max_exp_avg_sq", max_exp_avg_sq_);
+}
+
+std::unique_ptr<OptimizerParamState> Adam::make_param_state() const { return std::make_unique<AdamParamState>(); }
+std::unique_ptr<OptimizerParamState> AdamW::make_param_state() const { return std::make_unique<AdamParamState>(); }
 
 Adam::Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults)
     : Optimizer(std::move(param_groups), std::make_unique<AdamOptions>(checked(defaults, "Adam"))) {}

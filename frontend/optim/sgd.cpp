@@ -2,6 +2,7 @@
 
 #include <kiln/autograd.h>
 #include <kiln/error.h>
+#include <kiln/serialize/archive.h>
 
 namespace kiln::optim {
 
@@ -18,6 +19,32 @@ const SGDOptions& checked(const SGDOptions& o) {
 }
 
 }  // namespace
+
+void SGDOptions::serialize(serialize::OutputArchive& archive) const {
+  archive.write("lr", lr_);
+  archive.write("momentum", momentum_);
+  archive.write("dampening", dampening_);
+  archive.write("weight_decay", weight_decay_);
+  archive.write("nesterov", nesterov_);
+}
+
+void SGDOptions::serialize(serialize::InputArchive& archive) {
+  archive.read("lr", lr_);
+  archive.read("momentum", momentum_);
+  archive.read("dampening", dampening_);
+  archive.read("weight_decay", weight_decay_);
+  archive.read("nesterov", nesterov_);
+}
+
+void SGDParamState::serialize(serialize::OutputArchive& archive) const {
+  if (momentum_buffer_.defined()) archive.write("momentum_buffer", momentum_buffer_);
+}
+
+void SGDParamState::serialize(serialize::InputArchive& archive) {
+  archive.try_read("momentum_buffer", momentum_buffer_);
+}
+
+std::unique_ptr<OptimizerParamState> SGD::make_param_state() const { return std::make_unique<SGDParamState>(); }
 
 SGD::SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults)
     : Optimizer(std::move(param_groups), std::make_unique<SGDOptions>(checked(defaults))) {}

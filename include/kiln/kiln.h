@@ -19,4 +19,5 @@
 #include <kiln/ordered_dict.h>
 #include <kiln/profiler/stats.h>
 #include <kiln/scalar.h>
+#include <kiln/serialize.h>
 #include <kiln/version.h>

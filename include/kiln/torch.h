@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include <kiln/kiln.h>
+#include <kiln/serialize.h>
 
 namespace torch = kiln;
 

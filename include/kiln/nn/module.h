@@ -25,6 +25,11 @@
 #include <kiln/frontend/tensor.h>
 #include <kiln/ordered_dict.h>
 
+namespace kiln::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace kiln::serialize
+
 namespace kiln::nn {
 
 template <class Contained>
@@ -72,6 +77,18 @@ class Module : public std::enable_shared_from_this<Module> {
   /// for CUDA (kiln/device.h).
   virtual void to(Device device, bool non_blocking = false);
   virtual void to(Device device, ScalarType dtype, bool non_blocking = false);
+
+  /// Writes every parameter and buffer of the tree under its dotted name
+  /// (LibTorch's Module::save; kiln/serialize.h).
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Copies the values written by save() into this module's parameters and
+  /// buffers in place, without gradient history, keeping the tensors'
+  /// identity and requires_grad. Every name, dtype and shape must match
+  /// exactly: an entry missing from the file or not in the module is a
+  /// ValueError, a different dtype a DtypeError, a different shape a
+  /// ShapeError, each naming the file, the entry and both shapes. All entries
+  /// are checked before any is copied, so on error nothing has changed.
+  virtual void load(serialize::InputArchive& archive);
 
   /// Calls `fn` on every module of the tree, this one first.
   void apply(const std::function<void(Module&)>& fn);

@@ -23,6 +23,8 @@ struct AdamOptions : OptimizerOptions {
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
   double get_lr() const override { return lr(); }
   void set_lr(double lr) override { this->lr(lr); }
+  void serialize(serialize::OutputArchive& archive) const override;
+  void serialize(serialize::InputArchive& archive) override;
 };
 
 struct AdamWOptions : OptimizerOptions {
@@ -37,6 +39,8 @@ struct AdamWOptions : OptimizerOptions {
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamWOptions>(*this); }
   double get_lr() const override { return lr(); }
   void set_lr(double lr) override { this->lr(lr); }
+  void serialize(serialize::OutputArchive& archive) const override;
+  void serialize(serialize::InputArchive& archive) override;
 };
 
 struct AdamParamState : OptimizerParamState {
@@ -44,6 +48,10 @@ struct AdamParamState : OptimizerParamState {
   KILN_ARG(Tensor, exp_avg);
   KILN_ARG(Tensor, exp_avg_sq);
   KILN_ARG(Tensor, max_exp_avg_sq) = {};
+
+ public:
+  void serialize(serialize::OutputArchive& archive) const override;
+  void serialize(serialize::InputArchive& archive) override;
 };
 using AdamWParamState = AdamParamState;
 
@@ -53,6 +61,9 @@ class Adam : public Optimizer {
   Adam(std::vector<Tensor> params, AdamOptions defaults = {});
   Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults = {});
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::unique_ptr<OptimizerParamState> make_param_state() const override;
 };
 
 class AdamW : public Optimizer {
@@ -60,6 +71,9 @@ class AdamW : public Optimizer {
   AdamW(std::vector<Tensor> params, AdamWOptions defaults = {});
   AdamW(std::vector<OptimizerParamGroup> param_groups, AdamWOptions defaults = {});
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::unique_ptr<OptimizerParamState> make_param_state() const override;
 };
 
 }  // namespace kiln::optim

@@ -4,6 +4,20 @@
 // parameter. step() updates the parameters in place from their .grad(),
 // without gradient history: the update is recorded like any op, so it joins
 // the backward in the training step's segments and is fused and compiled.
+//
+// Checkpoints (kiln/serialize.h: torch::save(optimizer, path)) store each
+// group's options and each parameter's state, the state keyed by the
+// parameter's position across the groups, as LibTorch does. An optimizer
+// takes part by giving its classes three short functions:
+//   - XOptions::serialize(OutputArchive&) const and serialize(InputArchive&):
+//     write and read each option as a named field (archive.write("lr", lr()),
+//     archive.read("lr", lr_)); reading overwrites the fields in place;
+//   - XParamState::serialize(OutputArchive&) const and serialize(InputArchive&):
+//     the same for the state's fields (numbers and tensors; a tensor that may
+//     be undefined is written only when defined and read with try_read);
+//   - X::make_param_state(): a new, empty state of X's state class, which
+//     load() fills through serialize(InputArchive&).
+// The defaults throw a ValueError saying the optimizer does not support it.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +45,11 @@
  private:                                                          \
   T name##_
 
+namespace kiln::serialize {
+class OutputArchive;
+class InputArchive;
+}  // namespace kiln::serialize
+
 namespace kiln::optim {
 
 /// The options of one parameter group; each optimizer derives its own.
@@ -40,12 +59,20 @@ class OptimizerOptions {
   virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
   virtual double get_lr() const = 0;
   virtual void set_lr(double lr) = 0;
+  /// Writes every option as a named field (LibTorch's OptimizerOptions::serialize).
+  virtual void serialize(serialize::OutputArchive& archive) const;
+  /// Reads every option back from the fields serialize(OutputArchive&) wrote.
+  virtual void serialize(serialize::InputArchive& archive);
 };
 
 /// The state an optimizer keeps for one parameter; each derives its own.
 class OptimizerParamState {
  public:
   virtual ~OptimizerParamState() = default;
+  /// Writes the state's fields (LibTorch's OptimizerParamState::serialize).
+  virtual void serialize(serialize::OutputArchive& archive) const;
+  /// Reads the fields back into this (new, empty) state.
+  virtual void serialize(serialize::InputArchive& archive);
 };
 
 class OptimizerParamGroup {
@@ -101,6 +128,17 @@ class Optimizer {
   OptimizerOptions& defaults() noexcept { return *defaults_; }
   std::vector<OptimizerParamGroup>& param_groups() noexcept { return param_groups_; }
   const std::vector<OptimizerParamGroup>& param_groups() const noexcept { return param_groups_; }
+  /// Writes every group's options and every parameter's state, keyed by the
+  /// parameter's position across the groups ("state.3.exp_avg"), as LibTorch's
+  /// Optimizer::save. ValueError if the optimizer's classes cannot serialize.
+  virtual void save(serialize::OutputArchive& archive) const;
+  /// Reads what save() wrote into an optimizer over the same groups of
+  /// parameters: options replace each group's, the state replaces all state.
+  /// A different number of groups or of parameters in a group, or state for a
+  /// position past the last parameter, is a ValueError naming the file; then
+  /// nothing is changed (everything is read before anything is replaced).
+  virtual void load(serialize::InputArchive& archive);
+
   /// Per-parameter state, keyed by the parameter's TensorImpl.
   std::unordered_map<const void*, std::unique_ptr<OptimizerParamState>>& state() noexcept { return state_; }
 
@@ -112,6 +150,9 @@ class Optimizer {
     if (!slot) slot = make();
     return static_cast<State&>(*slot);
   }
+  /// A new, empty state of this optimizer's state class, for load() to fill.
+  /// The default throws a ValueError (the optimizer cannot load state).
+  virtual std::unique_ptr<OptimizerParamState> make_param_state() const;
   /// Runs the closure (if any) with gradient mode on.
   static Tensor run_closure(const LossClosure& closure);
 

@@ -18,10 +18,16 @@ struct SGDOptions : OptimizerOptions {
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
   double get_lr() const override { return lr(); }
   void set_lr(double lr) override { this->lr(lr); }
+  void serialize(serialize::OutputArchive& archive) const override;
+  void serialize(serialize::InputArchive& archive) override;
 };
 
 struct SGDParamState : OptimizerParamState {
   KILN_ARG(Tensor, momentum_buffer);
+
+ public:
+  void serialize(serialize::OutputArchive& archive) const override;
+  void serialize(serialize::InputArchive& archive) override;
 };
 
 class SGD : public Optimizer {
@@ -31,6 +37,9 @@ class SGD : public Optimizer {
   SGD(std::vector<Tensor> params, SGDOptions defaults);
   SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults);
   Tensor step(LossClosure closure = nullptr) override;
+
+ protected:
+  std::unique_ptr<OptimizerParamState> make_param_state() const override;
 };
 
 }  // namespace kiln::optim
