@@ -3,6 +3,7 @@
 #include <kiln/autograd.h>
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
+#include <kiln/serialize/archive.h>
 
 namespace kiln::optim {
 
@@ -39,6 +40,34 @@ Adagrad::Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions d
 }
 Adagrad::Adagrad(std::vector<Tensor> params, AdagradOptions defaults)
     : Adagrad(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+
+void AdagradOptions::serialize(serialize::OutputArchive& archive) const {
+  archive.write("lr", lr_);
+  archive.write("lr_decay", lr_decay_);
+  archive.write("weight_decay", weight_decay_);
+  archive.write("initial_accumulator_value", initial_accumulator_value_);
+  archive.write("eps", eps_);
+}
+
+void AdagradOptions::serialize(serialize::InputArchive& archive) {
+  archive.read("lr", lr_);
+  archive.read("lr_decay", lr_decay_);
+  archive.read("weight_decay", weight_decay_);
+  archive.read("initial_accumulator_value", initial_accumulator_value_);
+  archive.read("eps", eps_);
+}
+
+void AdagradParamState::serialize(serialize::OutputArchive& archive) const {
+  archive.write("step", step_);
+  archive.write("sum", sum_);
+}
+
+void AdagradParamState::serialize(serialize::InputArchive& archive) {
+  archive.read("step", step_);
+  archive.read("sum", sum_);
+}
+
+std::unique_ptr<OptimizerParamState> Adagrad::make_param_state() const { return std::make_unique<AdagradParamState>(); }
 
 Tensor Adagrad::step(LossClosure closure) {
   Tensor loss = run_closure(closure);

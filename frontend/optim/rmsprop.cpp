@@ -3,6 +3,7 @@
 #include <kiln/autograd.h>
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
+#include <kiln/serialize/archive.h>
 
 namespace kiln::optim {
 
@@ -53,6 +54,40 @@ RMSprop::RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions d
     : Optimizer(std::move(param_groups), std::make_unique<RMSpropOptions>(checked(defaults))) {}
 RMSprop::RMSprop(std::vector<Tensor> params, RMSpropOptions defaults)
     : RMSprop(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, std::move(defaults)) {}
+
+void RMSpropOptions::serialize(serialize::OutputArchive& archive) const {
+  archive.write("lr", lr_);
+  archive.write("alpha", alpha_);
+  archive.write("eps", eps_);
+  archive.write("weight_decay", weight_decay_);
+  archive.write("momentum", momentum_);
+  archive.write("centered", centered_);
+}
+
+void RMSpropOptions::serialize(serialize::InputArchive& archive) {
+  archive.read("lr", lr_);
+  archive.read("alpha", alpha_);
+  archive.read("eps", eps_);
+  archive.read("weight_decay", weight_decay_);
+  archive.read("momentum", momentum_);
+  archive.read("centered", centered_);
+}
+
+void RMSpropParamState::serialize(serialize::OutputArchive& archive) const {
+  archive.write("step", step_);
+  archive.write("square_avg", square_avg_);
+  if (momentum_buffer_.defined()) archive.write("momentum_buffer", momentum_buffer_);
+  if (grad_avg_.defined()) archive.write("grad_avg", grad_avg_);
+}
+
+void RMSpropParamState::serialize(serialize::InputArchive& archive) {
+  archive.read("step", step_);
+  archive.read("square_avg", square_avg_);
+  archive.try_read("momentum_buffer", momentum_buffer_);
+  archive.try_read("grad_avg", grad_avg_);
+}
+
+std::unique_ptr<OptimizerParamState> RMSprop::make_param_state() const { return std::make_unique<RMSpropParamState>(); }
 
 Tensor RMSprop::step(LossClosure closure) {
   Tensor loss = run_closure(closure);

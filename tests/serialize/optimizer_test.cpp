@@ -92,6 +92,17 @@ TEST(SerializeOptimizer, AdamAmsgradAndAdamWResumeBitIdentically) {
   });
 }
 
+TEST(SerializeOptimizer, RmspropAndAdagradResumeBitIdentically) {
+  expect_training_resumes_exactly([](Mlp& m) {
+    return std::make_unique<torch::optim::RMSprop>(
+        m->parameters(), torch::optim::RMSpropOptions(0.01).momentum(0.9).centered(true).weight_decay(0.01));
+  });
+  expect_training_resumes_exactly([](Mlp& m) {
+    return std::make_unique<torch::optim::Adagrad>(m->parameters(),
+                                                   torch::optim::AdagradOptions(0.05).lr_decay(0.01));
+  });
+}
+
 TEST(SerializeOptimizer, GroupOptionsAndStateKeysFollowLibTorch) {
   ckpt::ScratchDir dir;
   Mlp model;

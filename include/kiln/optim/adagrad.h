@@ -24,12 +24,18 @@ struct AdagradOptions : OptimizerOptions {
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdagradOptions>(*this); }
   double get_lr() const override { return lr(); }
   void set_lr(double lr) override { this->lr(lr); }
+  void serialize(serialize::OutputArchive& archive) const override;
+  void serialize(serialize::InputArchive& archive) override;
 };
 
 /// LibTorch's AdagradParamState: the step count and the sum of squared gradients.
 struct AdagradParamState : OptimizerParamState {
   KILN_ARG(std::int64_t, step) = 0;
   KILN_ARG(Tensor, sum);
+
+ public:
+  void serialize(serialize::OutputArchive& archive) const override;
+  void serialize(serialize::InputArchive& archive) override;
 };
 
 class Adagrad : public Optimizer {
@@ -40,6 +46,7 @@ class Adagrad : public Optimizer {
   Adagrad(std::vector<Tensor> params, AdagradOptions defaults = {});
   Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions defaults = {});
   Tensor step(LossClosure closure = nullptr) override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override;
 };
 
 }  // namespace kiln::optim

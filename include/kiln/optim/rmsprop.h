@@ -26,6 +26,8 @@ struct RMSpropOptions : OptimizerOptions {
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<RMSpropOptions>(*this); }
   double get_lr() const override { return lr(); }
   void set_lr(double lr) override { this->lr(lr); }
+  void serialize(serialize::OutputArchive& archive) const override;
+  void serialize(serialize::InputArchive& archive) override;
 };
 
 /// LibTorch's RMSpropParamState: the step count, the squared-gradient average,
@@ -35,6 +37,10 @@ struct RMSpropParamState : OptimizerParamState {
   KILN_ARG(Tensor, square_avg);
   KILN_ARG(Tensor, momentum_buffer) = {};
   KILN_ARG(Tensor, grad_avg) = {};
+
+ public:
+  void serialize(serialize::OutputArchive& archive) const override;
+  void serialize(serialize::InputArchive& archive) override;
 };
 
 class RMSprop : public Optimizer {
@@ -43,6 +49,7 @@ class RMSprop : public Optimizer {
   RMSprop(std::vector<Tensor> params, RMSpropOptions defaults = {});
   RMSprop(std::vector<OptimizerParamGroup> param_groups, RMSpropOptions defaults = {});
   Tensor step(LossClosure closure = nullptr) override;
+  std::unique_ptr<OptimizerParamState> make_param_state() const override;
 };
 
 }  // namespace kiln::optim
