@@ -11,6 +11,7 @@
 #include <kiln/frontend/functions.h>
 
 #include "frontend/autograd/op_node.h"
+#include "frontend/cumsum.h"
 #include "frontend/handle.h"
 
 namespace kiln::autograd {
@@ -219,6 +220,10 @@ void scatter_add_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
     }
   gi[2] = r;
 }
+// A running sum's gradient is the running sum of g taken from the other end.
+void cumsum_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  gi[0] = frontend::cumsum_along(g, c.attrs().i[0], c.attrs().i[1] == 0);
+}
 
 }  // namespace
 
@@ -252,6 +257,7 @@ const GradFormula& grad_formula(OpId op) {
     case OpId::LogicalOr:
     case OpId::Argmax:
     case OpId::Argmin:
+    case OpId::Argsort:
     case OpId::FloorDivide: return kNone;
     case OpId::Copy: { static constexpr GradFormula f{"CopyBackwards", 0, copy_grad}; return f; }
     case OpId::Neg: { static constexpr GradFormula f{"NegBackward0", 0, neg_grad}; return f; }
@@ -296,6 +302,7 @@ const GradFormula& grad_formula(OpId op) {
       static constexpr GradFormula f{"ScatterAddBackward0", saves_operand(1), scatter_add_grad};
       return f;
     }
+    case OpId::Cumsum: { static constexpr GradFormula f{"CumsumBackward0", 0, cumsum_grad}; return f; }
   }
   return kNone;
 }
