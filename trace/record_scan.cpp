@@ -1,4 +1,4 @@
-// cumsum and argsort: ops over each line of the input along one dim. A
+// cumsum, cumprod and argsort: ops over each line of the input along one dim. A
 // zero-dim input is one line of one element, as in LibTorch.
 #include <kiln/error.h>
 
@@ -35,8 +35,8 @@ int scan_dim(const TensorImpl& x, std::int64_t dim, const char* op) {
   return static_cast<int>(dim < 0 ? dim + n : dim);
 }
 
-TensorRef cumsum(const TensorImpl& x, std::int64_t dim, bool reverse) {
-  return scan_node(OpId::Cumsum, x, scan_dim(x, dim, "cumsum"), reverse, x.dtype);
+TensorRef cumulative(OpId op, const TensorImpl& x, std::int64_t dim, bool reverse) {
+  return scan_node(op, x, scan_dim(x, dim, name(op)), reverse, x.dtype);
 }
 
 TensorRef argsort(const TensorImpl& x, std::int64_t dim, bool descending, const char* op) {

@@ -69,6 +69,7 @@ OpEmitter op_emitter(OpId op) {
     case OpId::Gather:
     case OpId::ScatterAdd:
     case OpId::Cumsum:
+    case OpId::Cumprod:
     case OpId::Argsort: return {};
   }
   return {};

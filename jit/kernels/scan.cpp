@@ -1,4 +1,4 @@
-// cumsum and argsort: each line of the input along dim attr i0 on its own.
+// cumsum, cumprod and argsort: each line of the input along dim attr i0 on its own.
 // Lines run in parallel; within a line the work is serial, so results do
 // not depend on the thread split.
 #include <algorithm>
@@ -49,11 +49,12 @@ void for_each_line(const KernelCall& c, Line&& line) {
                   lines);
 }
 
-// The accumulator of a running sum, as LibTorch's CPU kernel: double for
-// floating types, int64 for integers (an int32 result wraps), bool for bool.
+// The accumulator of a running sum or product, as LibTorch's CPU kernel:
+// double for floating types, int64 for integers (an int32 result wraps),
+// bool for bool.
 template <class T>
-using SumAccumulator =
-    std::conditional_t<std::is_floating_point_v<T>, double, std::conditional_t<std::is_same_v<T, bool>, bool, std::int64_t>>;
+using Accumulator = std::conditional_t<std::is_floating_point_v<T>, double,
+                                       std::conditional_t<std::is_same_v<T, bool>, bool, std::int64_t>>;
 
 // NaN is greater than every number (LibTorch's sort order).
 template <class T>
@@ -62,23 +63,35 @@ bool sorts_before(T a, T b) {
   else return a < b;
 }
 
-}  // namespace
-
-void Cumsum(const KernelCall& c) {
-  KILN_CHECK(c.in[0].dtype == c.out.dtype, "cumsum input ", c.in[0].dtype, " output ", c.out.dtype);
+template <bool Product>
+void running_total(const KernelCall& c) {
+  const char* op = trace::name(c.node->op);
+  KILN_CHECK(c.in[0].dtype == c.out.dtype, op, " input ", c.in[0].dtype, " output ", c.out.dtype);
   const bool reverse = c.node->attrs.i[1] != 0;
-  visit_dtype<kAllTypes>(c.out.dtype, "cumsum", [&]<class T>() {
+  visit_dtype<kAllTypes>(c.out.dtype, op, [&]<class T>() {
     for_each_line<T, T>(c, [&](T* out, std::int64_t out_step, const T* in, std::int64_t in_step, std::int64_t n) {
-      SumAccumulator<T> sum{};
+      Accumulator<T> total(Product ? 1 : 0);
       for (std::int64_t k = 0; k < n; ++k) {
         const std::int64_t j = reverse ? n - 1 - k : k;
-        if constexpr (std::is_same_v<T, bool>) sum = sum || in[j * in_step];
-        else sum += in[j * in_step];
-        out[j * out_step] = static_cast<T>(sum);
+        const T x = in[j * in_step];
+        if constexpr (std::is_same_v<T, bool>) {
+          total = Product ? total && x : total || x;
+        } else if constexpr (std::is_integral_v<T>) {  // wraps on overflow, in unsigned arithmetic
+          const auto a = static_cast<std::uint64_t>(total), b = static_cast<std::uint64_t>(std::int64_t{x});
+          total = static_cast<std::int64_t>(Product ? a * b : a + b);
+        } else {
+          total = Product ? total * x : total + x;
+        }
+        out[j * out_step] = static_cast<T>(total);
       }
     });
   });
 }
+
+}  // namespace
+
+void Cumsum(const KernelCall& c) { running_total<false>(c); }
+void Cumprod(const KernelCall& c) { running_total<true>(c); }
 
 // A stable sort: equal elements keep their input order, ascending or not.
 void Argsort(const KernelCall& c) {

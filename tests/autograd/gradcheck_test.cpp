@@ -225,6 +225,16 @@ std::vector<Case> cases(OpId op) {
       cs.push_back({"cumsum_zero_dim", [](const V& x) { return x[0].cumsum(0); }, {Input{{0.7}, {}}}});
       return cs;
     }
+    // Lines without zeros, with one zero and with two (the gradient before,
+    // at and after a line's first zero).
+    case OpId::Cumprod: {
+      std::vector<Case> cs = unary("cumprod", [](const V& x) { return x[0].cumprod(1); }, values({3, 4}, 78));
+      const Input zeros{{0.5, 0, 1.5, -2, 0, 0.7, 1.2, 0, 0.9, -0.4, 1.1, 0.8}, {3, 4}};
+      cs.push_back({"cumprod_zeros", [](const V& x) { return x[0].cumprod(1); }, {zeros}});
+      cs.push_back({"cumprod_zeros_dim0", [](const V& x) { return kiln::cumprod(x[0], 0); }, {transposed(zeros)}});
+      cs.push_back({"cumprod_zero_dim", [](const V& x) { return x[0].cumprod(-1); }, {Input{{0.0}, {}}}});
+      return cs;
+    }
   }
   return {};
 }
@@ -340,6 +350,7 @@ TEST(SecondOrderGradcheck, TwiceDifferentiableOps) {
        {values({3, 4}, 123)}},
       {"cat", [](const V& x) { return kiln::cat({x[0] * x[0], x[0]}, 0).exp(); }, {values({2, 3}, 124)}},
       {"cumsum", [](const V& x) { return (x[0] * x[0]).cumsum(1); }, {values({3, 4}, 125)}},
+      {"cumprod", [](const V& x) { return x[0].cumprod(1); }, {values({3, 4}, 127)}},
       {"sort_topk", [](const V& x) { return std::get<0>(x[0].sort(0)).pow(2) * std::get<0>(x[0].topk(3, 0)); },
        {values({3, 4}, 126)}},
   };

@@ -314,6 +314,12 @@ inline std::vector<double> cumsum_of(const std::vector<double>& g) {
   std::partial_sum(g.begin(), g.end(), out.begin());
   return out;
 }
+/// Running products of a line.
+inline std::vector<double> cumprod_of(const std::vector<double>& g) {
+  std::vector<double> out(g.size());
+  std::partial_sum(g.begin(), g.end(), out.begin(), std::multiplies<>());
+  return out;
+}
 /// The positions that sort a line with std::stable_sort, NaN greater than
 /// every number (LibTorch's order), ascending or descending.
 inline std::vector<double> argsort_of(const std::vector<double>& g, bool descending) {

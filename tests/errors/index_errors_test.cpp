@@ -61,6 +61,7 @@ TEST(IndexErrors, DimOutOfRangeForCumsumSortTopk) {
   Tensor x = kiln::ones({2, 3});
   EXPECT_TRUE(throws<IndexError>([&] { (void)x.cumsum(2); }, {"[cumsum]", "dim 2", "[2, 3]"}));
   EXPECT_TRUE(throws<IndexError>([&] { (void)kiln::cumsum(x, -3, kiln::kFloat64); }, {"-3", "[2, 3]"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.cumprod(-3); }, {"[cumprod]", "[2, 3]"}));
   EXPECT_TRUE(throws<IndexError>([&] { (void)x.sort(2); }, {"[sort]", "[2, 3]"}));
   EXPECT_TRUE(throws<IndexError>([&] { (void)kiln::argsort(x, -3, true); }, {"[argsort]", "[2, 3]"}));
   EXPECT_TRUE(throws<IndexError>([&] { (void)x.topk(1, 2); }, {"[topk]", "[2, 3]"}));

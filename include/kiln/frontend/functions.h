@@ -130,6 +130,7 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
 Tensor cumsum(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor cumprod(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim = -1, bool descending = false);
 std::tuple<Tensor, Tensor> sort(const Tensor& x, std::optional<bool> stable, std::int64_t dim = -1,
                                 bool descending = false);

@@ -268,6 +268,9 @@ class Tensor {
   /// Computed in `dtype` if given (the input is cast first), else in the
   /// input's type, integral and bool inputs in Long. Gradient: CumsumBackward0.
   Tensor cumsum(std::int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  /// Running products along `dim` (LibTorch's cumprod), with cumsum's dtype
+  /// rule. Its gradient (CumprodBackward0) is exact where inputs are zero.
+  Tensor cumprod(std::int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   /// (values, Long indices) of each line along `dim` sorted ascending, or
   /// descending (LibTorch's sort). NaN sorts as greater than every number.
   /// kiln's sort is always stable: equal elements keep their input order.
