@@ -21,7 +21,7 @@ std::optional<ScalarType> kernel_input_dtype(const trace::Node& node, int k) {
     case OpKind::Reduction: return std::nullopt;
     case OpKind::Index: return k == 1 ? kInt64 : node.out.dtype;  // (source, index[, values])
     case OpKind::MatMul: return node.dtype;
-    case OpKind::Scan:  // argsort reads any dtype, cumsum its own
+    case OpKind::Scan:  // argsort reads any dtype, cumsum and cumprod their own
       if (trace::info(node.op).rule == trace::DtypeRule::Index) return std::nullopt;
       return node.dtype;
     default:

@@ -269,7 +269,8 @@ class Tensor {
   /// input's type, integral and bool inputs in Long. Gradient: CumsumBackward0.
   Tensor cumsum(std::int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   /// Running products along `dim` (LibTorch's cumprod), with cumsum's dtype
-  /// rule. Its gradient (CumprodBackward0) is exact where inputs are zero.
+  /// rule. Its gradient (CumprodBackward0) is exact where inputs are zero;
+  /// a second derivative is exact only away from zeros.
   Tensor cumprod(std::int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   /// (values, Long indices) of each line along `dim` sorted ascending, or
   /// descending (LibTorch's sort). NaN sorts as greater than every number.
