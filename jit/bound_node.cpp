@@ -21,6 +21,9 @@ std::optional<ScalarType> kernel_input_dtype(const trace::Node& node, int k) {
     case OpKind::Reduction: return std::nullopt;
     case OpKind::Index: return k == 1 ? kInt64 : node.out.dtype;  // (source, index[, values])
     case OpKind::MatMul: return node.dtype;
+    case OpKind::Scan:  // argsort reads any dtype, cumsum and cumprod their own
+      if (trace::info(node.op).rule == trace::DtypeRule::Index) return std::nullopt;
+      return node.dtype;
     default:
       if (node.op == trace::OpId::Copy) return std::nullopt;
       if (node.op == trace::OpId::Where && k == 0) return kBool;
@@ -34,7 +37,8 @@ std::optional<ScalarType> kernel_output_dtype(const trace::Node& node) {
   switch (info.kind) {
     case OpKind::Creation:
     case OpKind::Reduction:
-    case OpKind::Index: return std::nullopt;
+    case OpKind::Index:
+    case OpKind::Scan: return std::nullopt;
     case OpKind::MatMul: return node.dtype;
     default:
       if (node.op == trace::OpId::Copy) return std::nullopt;

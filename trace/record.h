@@ -57,6 +57,16 @@ TensorRef gather(const TensorImpl& src, std::int64_t dim, const TensorImpl& inde
 /// every position p of `index` (which is no larger than src, nor than self
 /// outside dim). LibTorch's checks, with the shapes in the message.
 TensorRef scatter_add(const TensorImpl& self, std::int64_t dim, const TensorImpl& index, const TensorImpl& src);
+/// Running sums (op Cumsum) or products (Cumprod) along `dim` in x's dtype
+/// (the frontend casts to LibTorch's type first), from the last element
+/// towards the first when `reverse`.
+TensorRef cumulative(OpId op, const TensorImpl& x, std::int64_t dim, bool reverse);
+/// The int64 positions that sort each line of `x` along `dim`: a stable
+/// sort, NaN greater than every number. `op` names the user's call.
+TensorRef argsort(const TensorImpl& x, std::int64_t dim, bool descending, const char* op);
+/// `dim` wrapped into [0, ndim) (a zero-dim tensor takes 0 and -1);
+/// IndexError naming `op` and x's shape otherwise.
+int scan_dim(const TensorImpl& x, std::int64_t dim, const char* op);
 
 /// Makes `x`'s storage safe to read (and, with `for_write`, to write) from
 /// the calling thread: flushes the pending writes (and reads) it depends on.

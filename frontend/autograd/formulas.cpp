@@ -11,6 +11,7 @@
 #include <kiln/frontend/functions.h>
 
 #include "frontend/autograd/op_node.h"
+#include "frontend/cumulative.h"
 #include "frontend/handle.h"
 
 namespace kiln::autograd {
@@ -219,6 +220,24 @@ void scatter_add_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
     }
   gi[2] = r;
 }
+// A running sum's gradient is the running sum of g taken from the other end.
+void cumsum_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  gi[0] = frontend::cumulative(OpId::Cumsum, g, c.attrs().i[0], c.attrs().i[1] == 0);
+}
+// x_k's gradient is the sum over j >= k of g_j times the product of x_0..x_j
+// without x_k: before a line's first zero, the tail sum of g * y divided by
+// x_k; at the first zero, the tail sum of g times the running product with
+// that zero read as 1; after it, 0 (every such product holds the zero).
+void cumprod_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  const std::int64_t dim = c.attrs().i[0];
+  const Tensor x = c.input(0), zero = x == 0;
+  const Tensor zeros_so_far = frontend::cumulative(OpId::Cumsum, zero.to(kInt64), dim);
+  const Tensor before = zeros_so_far == 0, first = logical_and(zero, zeros_so_far == 1);
+  auto tail_sum = [dim](const Tensor& t) { return frontend::cumulative(OpId::Cumsum, t, dim, true); };
+  const Tensor first_as_one = frontend::cumulative(OpId::Cumprod, x.masked_fill(first, 1), dim);
+  gi[0] = where(before, tail_sum(g * c.result()) / x.masked_fill(zeros_so_far != 0, 1),
+                where(first, tail_sum(g * first_as_one), 0));
+}
 
 }  // namespace
 
@@ -252,6 +271,7 @@ const GradFormula& grad_formula(OpId op) {
     case OpId::LogicalOr:
     case OpId::Argmax:
     case OpId::Argmin:
+    case OpId::Argsort:
     case OpId::FloorDivide: return kNone;
     case OpId::Copy: { static constexpr GradFormula f{"CopyBackwards", 0, copy_grad}; return f; }
     case OpId::Neg: { static constexpr GradFormula f{"NegBackward0", 0, neg_grad}; return f; }
@@ -296,6 +316,8 @@ const GradFormula& grad_formula(OpId op) {
       static constexpr GradFormula f{"ScatterAddBackward0", saves_operand(1), scatter_add_grad};
       return f;
     }
+    case OpId::Cumsum: { static constexpr GradFormula f{"CumsumBackward0", 0, cumsum_grad}; return f; }
+    case OpId::Cumprod: { static constexpr GradFormula f{"CumprodBackward0", x | y, cumprod_grad}; return f; }
   }
   return kNone;
 }

@@ -67,7 +67,10 @@ OpEmitter op_emitter(OpId op) {
     case OpId::MatMul:
     case OpId::IndexSelect:
     case OpId::Gather:
-    case OpId::ScatterAdd: return {};
+    case OpId::ScatterAdd:
+    case OpId::Cumsum:
+    case OpId::Cumprod:
+    case OpId::Argsort: return {};
   }
   return {};
 }

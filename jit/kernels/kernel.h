@@ -5,10 +5,11 @@
 // a segment or an aliasing hazard. Promises the engine keeps:
 //   - every tensor input has the dtype the kernel reads (node.dtype for
 //     elementwise ops; bool for where's condition; any dtype for copy and
-//     reductions; int64 for indices; src's = out's for index ops);
+//     reductions and argsort; int64 for indices; src's = out's for index
+//     ops; node.dtype for cumsum and cumprod);
 //   - the output has the dtype the kernel writes (bool for comparisons and
 //     logical ops, node.dtype for the other elementwise ops and matmul; any
-//     dtype for creation, copy, reductions and index ops);
+//     dtype for creation, copy, reductions, index and scan ops);
 //   - no input overlaps the output, except an elementwise input viewing
 //     exactly the output's elements;
 //   - scalar inputs of non-creation ops arrive as stride-0 tensors; creation

@@ -90,6 +90,7 @@ std::vector<Case> cases(OpId op) {
     case OpId::LogicalOr:
     case OpId::Argmax:
     case OpId::Argmin:
+    case OpId::Argsort:
     case OpId::FloorDivide: return {};
     case OpId::Copy: return unary("clone", [](const V& x) { return x[0].clone(); }, values({3, 4}, 1));
     case OpId::Neg: return unary("neg", [](const V& x) { return -x[0]; }, values({3, 4}, 2));
@@ -218,6 +219,22 @@ std::vector<Case> cases(OpId op) {
                {values({3, 4}, 73), indices({0, 3, 3, 1, 2, 0}, {3, 2}), values({3, 3}, 74)}},
               {"scatter_add_dim0", [](const V& x) { return kiln::scatter_add(x[0], 0, as_long(x[1]), x[2]); },
                {values({3, 2}, 75), indices({2, 0, 2, 2}, {2, 2}), transposed(values({2, 2}, 76))}}};
+    case OpId::Cumsum: {
+      std::vector<Case> cs = unary("cumsum", [](const V& x) { return x[0].cumsum(1); }, values({3, 4}, 77));
+      cs.push_back({"cumsum_dim0_3d", [](const V& x) { return kiln::cumsum(x[0], -3); }, {values({3, 2, 2}, 78)}});
+      cs.push_back({"cumsum_zero_dim", [](const V& x) { return x[0].cumsum(0); }, {Input{{0.7}, {}}}});
+      return cs;
+    }
+    // Lines without zeros, with one zero and with two (the gradient before,
+    // at and after a line's first zero).
+    case OpId::Cumprod: {
+      std::vector<Case> cs = unary("cumprod", [](const V& x) { return x[0].cumprod(1); }, values({3, 4}, 78));
+      const Input zeros{{0.5, 0, 1.5, -2, 0, 0.7, 1.2, 0, 0.9, -0.4, 1.1, 0.8}, {3, 4}};
+      cs.push_back({"cumprod_zeros", [](const V& x) { return x[0].cumprod(1); }, {zeros}});
+      cs.push_back({"cumprod_zeros_dim0", [](const V& x) { return kiln::cumprod(x[0], 0); }, {transposed(zeros)}});
+      cs.push_back({"cumprod_zero_dim", [](const V& x) { return x[0].cumprod(-1); }, {Input{{0.0}, {}}}});
+      return cs;
+    }
   }
   return {};
 }
@@ -240,6 +257,15 @@ std::vector<Case> composite_cases() {
       {"var_std_whole", [](const V& x) { return kiln::var(x[0]) + kiln::std(x[0], false); }, {values({3, 4}, 108)}},
       {"log_sigmoid_through_0", [](const V& x) { return kiln::log_sigmoid(x[0]); },
        {Input{{-30, -0.5, 0, 0.5, 40}, {5}}}},
+      // Values distinct by far more than the step, so the order holds.
+      {"sort", [](const V& x) { return std::get<0>(x[0].sort()); }, {values({3, 4}, 130)}},
+      {"sort_descending_dim0", [](const V& x) { return std::get<0>(kiln::sort(x[0], 0, true)); },
+       {transposed(values({3, 4}, 131))}},
+      {"sort_zero_dim", [](const V& x) { return std::get<0>(x[0].sort(std::optional<bool>(true))); },
+       {Input{{0.7}, {}}}},
+      {"topk", [](const V& x) { return std::get<0>(x[0].topk(2)); }, {values({3, 4}, 132)}},
+      {"topk_smallest_dim0", [](const V& x) { return std::get<0>(kiln::topk(x[0], 2, 0, false)); },
+       {transposed(values({3, 4}, 133))}},
       {"cat", [](const V& x) { return kiln::cat({x[0], x[1] * 2}, 1); }, {values({3, 2}, 89), values({3, 4}, 90)}},
       {"stack", [](const V& x) { return kiln::stack({x[0], x[1]}, 0); }, {values({3, 4}, 91), values({3, 4}, 92)}},
       {"views",
@@ -323,6 +349,10 @@ TEST(SecondOrderGradcheck, TwiceDifferentiableOps) {
       {"views_and_slices", [](const V& x) { return (x[0].t().slice(0, 1, 3) * x[0].t().narrow(0, 0, 2)).pow(2); },
        {values({3, 4}, 123)}},
       {"cat", [](const V& x) { return kiln::cat({x[0] * x[0], x[0]}, 0).exp(); }, {values({2, 3}, 124)}},
+      {"cumsum", [](const V& x) { return (x[0] * x[0]).cumsum(1); }, {values({3, 4}, 125)}},
+      {"cumprod", [](const V& x) { return x[0].cumprod(1); }, {values({3, 4}, 127)}},
+      {"sort_topk", [](const V& x) { return std::get<0>(x[0].sort(0)).pow(2) * std::get<0>(x[0].topk(3, 0)); },
+       {values({3, 4}, 126)}},
   };
   for (const Case& c : cs) EXPECT_TRUE(gradcheck::check_second_order(c.fn, c.inputs)) << c.name;
 }

@@ -288,6 +288,49 @@ inline Ref index_select(const Ref& x, std::int64_t dim, const std::vector<std::i
   });
 }
 
+/// f applied to each line of x along `dim` (negative wraps; a zero-dim x is
+/// one line of one element): f maps the line's values, in order, to the
+/// output's line, which may be shorter (topk).
+template <class F>
+Ref along(const Ref& x, std::int64_t dim, F f) {
+  if (x.shape.empty()) return Ref({}, f(x.v));
+  const int d = wrap(dim, x.shape.size());
+  Shape lines = x.shape, out_shape = x.shape;
+  lines[d] = 1;
+  out_shape[d] = static_cast<std::int64_t>(f(std::vector<double>(x.shape[d])).size());
+  Ref out = Ref::filled(out_shape, 0);
+  for (std::int64_t l = 0; l < numel(lines); ++l) {
+    Shape idx = unravel(l, lines);
+    std::vector<double> line;
+    for (idx[d] = 0; idx[d] < x.shape[d]; ++idx[d]) line.push_back(x.at(idx));
+    const std::vector<double> r = f(line);
+    for (idx[d] = 0; idx[d] < out_shape[d]; ++idx[d]) out.v[ravel(idx, out_shape)] = r[idx[d]];
+  }
+  return out;
+}
+/// Running sums of a line.
+inline std::vector<double> cumsum_of(const std::vector<double>& g) {
+  std::vector<double> out(g.size());
+  std::partial_sum(g.begin(), g.end(), out.begin());
+  return out;
+}
+/// Running products of a line.
+inline std::vector<double> cumprod_of(const std::vector<double>& g) {
+  std::vector<double> out(g.size());
+  std::partial_sum(g.begin(), g.end(), out.begin(), std::multiplies<>());
+  return out;
+}
+/// The positions that sort a line with std::stable_sort, NaN greater than
+/// every number (LibTorch's order), ascending or descending.
+inline std::vector<double> argsort_of(const std::vector<double>& g, bool descending) {
+  std::vector<std::size_t> order(g.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  auto before = [](double a, double b) { return !std::isnan(a) && (std::isnan(b) || a < b); };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return descending ? before(g[b], g[a]) : before(g[a], g[b]);
+  });
+  return std::vector<double>(order.begin(), order.end());
+}
 /// out[i][j] = x[index[i][j]][j] for dim 0, and so on.
 inline Ref gather(const Ref& x, std::int64_t dim, const Ref& index) {
   int d = wrap(dim, x.shape.size());

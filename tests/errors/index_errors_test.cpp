@@ -56,6 +56,27 @@ TEST(IndexErrors, DimOutOfRangeForShapeOps) {
   EXPECT_TRUE(s.intact());
 }
 
+TEST(IndexErrors, DimOutOfRangeForCumsumSortTopk) {
+  kerr::Survivors s;
+  Tensor x = kiln::ones({2, 3});
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.cumsum(2); }, {"[cumsum]", "dim 2", "[2, 3]"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)kiln::cumsum(x, -3, kiln::kFloat64); }, {"-3", "[2, 3]"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.cumprod(-3); }, {"[cumprod]", "[2, 3]"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.sort(2); }, {"[sort]", "[2, 3]"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)kiln::argsort(x, -3, true); }, {"[argsort]", "[2, 3]"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.topk(1, 2); }, {"[topk]", "[2, 3]"}));
+  EXPECT_TRUE(s.intact());
+}
+
+TEST(IndexErrors, TopkKOutsideTheSizeOfDim) {
+  kerr::Survivors s;
+  Tensor x = kiln::ones({2, 3});
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.topk(4); }, {"[topk]", "k = 4", "size 3", "[2, 3]"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)x.topk(3, 0); }, {"k = 3", "dim 0 of size 2"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)kiln::topk(x, -1); }, {"k = -1"}));
+  EXPECT_TRUE(s.intact());
+}
+
 TEST(IndexErrors, ZeroDimTensorsAcceptOnlyDimZeroAndMinusOne) {
   kerr::Survivors s;
   Tensor z = kiln::scalar_tensor(1.0);
@@ -63,6 +84,9 @@ TEST(IndexErrors, ZeroDimTensorsAcceptOnlyDimZeroAndMinusOne) {
   EXPECT_NO_THROW((void)z.sum({-1}));
   EXPECT_TRUE(throws<IndexError>([&] { (void)z.sum({1}); }));
   EXPECT_TRUE(throws<IndexError>([&] { (void)z.select(0, 0); }));
+  EXPECT_NO_THROW((void)z.cumsum(-1));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)z.sort(1); }, {"[sort]", "[]"}));
+  EXPECT_TRUE(throws<IndexError>([&] { (void)z.topk(2); }, {"[topk]", "k = 2", "size 1"}));
   // LibTorch: "index_select(): Index to scalar can have only 1 value"
   EXPECT_THROW((void)z.index_select(0, kiln::zeros({2}, kiln::kInt64)).item<float>(), kiln::Error);
   EXPECT_TRUE(s.intact());

@@ -11,7 +11,7 @@ using trace::OpKind;
 void add_minimal_node(SegmentBuilder& b, OpId op) {
   const trace::OpInfo& info = trace::info(op);
   const bool bool_out = info.rule == trace::DtypeRule::Compare || info.rule == trace::DtypeRule::Logical;
-  const ScalarType out_t = bool_out ? kBool : op == OpId::Argmax || op == OpId::Argmin ? kInt64 : kFloat32;
+  const ScalarType out_t = bool_out ? kBool : info.rule == trace::DtypeRule::Index ? kInt64 : kFloat32;
   const auto x = b.input(std::vector<float>{0.5f, 1, 2, 3});
   std::vector<trace::Operand> in;
   Geometry out_geo = contiguous({2, 2});
@@ -39,6 +39,9 @@ void add_minimal_node(SegmentBuilder& b, OpId op) {
             b.view(b.input(std::vector<std::int64_t>{1, 0}), kInt64, contiguous({2}))};
       if (op == OpId::Gather || op == OpId::ScatterAdd) in[1].geo = strided({2, 2}, {1, 0});
       if (op == OpId::ScatterAdd) in.push_back(b.view(x, kFloat32, contiguous({2, 2})));
+      break;
+    case OpKind::Scan:
+      in = {b.view(x, kFloat32, strided({2, 2}, {1, 2}))};
       break;
   }
   const auto y = b.value(static_cast<std::size_t>(out_geo.numel()) * element_size(out_t));

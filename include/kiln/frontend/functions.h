@@ -129,6 +129,14 @@ std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim
 Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& self, std::int64_t dim, const Tensor& index, const Tensor& src);
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index);
+Tensor cumsum(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor cumprod(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+std::tuple<Tensor, Tensor> sort(const Tensor& x, std::int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> sort(const Tensor& x, std::optional<bool> stable, std::int64_t dim = -1,
+                                bool descending = false);
+Tensor argsort(const Tensor& x, std::int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> topk(const Tensor& x, std::int64_t k, std::int64_t dim = -1, bool largest = true,
+                                bool sorted = true);
 Tensor reshape(const Tensor& x, IntArrayRef shape);
 Tensor flatten(const Tensor& x, std::int64_t start_dim = 0, std::int64_t end_dim = -1);
 Tensor squeeze(const Tensor& x);

@@ -264,6 +264,28 @@ class Tensor {
   /// A copy of *this with src[p] added at p with p[dim] = index[p] (LibTorch's
   /// scatter_add; index Long, no larger than src). Repeated positions add up.
   Tensor scatter_add(std::int64_t dim, const Tensor& index, const Tensor& src) const;
+  /// Running sums along `dim` (LibTorch's cumsum): out[i] = x[0] + ... + x[i].
+  /// Computed in `dtype` if given (the input is cast first), else in the
+  /// input's type, integral and bool inputs in Long. Gradient: CumsumBackward0.
+  Tensor cumsum(std::int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  /// Running products along `dim` (LibTorch's cumprod), with cumsum's dtype
+  /// rule. Its gradient (CumprodBackward0) is exact where inputs are zero;
+  /// a second derivative is exact only away from zeros.
+  Tensor cumprod(std::int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  /// (values, Long indices) of each line along `dim` sorted ascending, or
+  /// descending (LibTorch's sort). NaN sorts as greater than every number.
+  /// kiln's sort is always stable: equal elements keep their input order.
+  std::tuple<Tensor, Tensor> sort(std::int64_t dim = -1, bool descending = false) const;
+  /// LibTorch's overload with `stable` first; every kiln sort is stable.
+  std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, std::int64_t dim = -1, bool descending = false) const;
+  /// The Long indices that sort each line along `dim` (sort's second result).
+  Tensor argsort(std::int64_t dim = -1, bool descending = false) const;
+  /// (values, Long indices) of the k largest (or, with largest = false,
+  /// smallest) elements along `dim`, in sorted order (LibTorch's topk; with
+  /// sorted = false LibTorch leaves the order open, kiln still sorts). NaN
+  /// counts as the largest. IndexError when k is not in [0, size of dim].
+  std::tuple<Tensor, Tensor> topk(std::int64_t k, std::int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
   /// `value` where `mask` (Bool) holds: kiln::masked_fill.
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
