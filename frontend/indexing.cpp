@@ -137,58 +137,122 @@ Lowered lower(const Tensor& self, const std::vector<TensorIndex>& indices) {
 
 // x[i0, i1, ...] over the dims d0 < d1 < ... of `x`: the indices broadcast to
 // one shape B; the result has B in place of the indexed dims when they are
-// adjacent, in front otherwise (NumPy's and LibTorch's rule).
-Tensor gather_advanced(const Tensor& x, const std::vector<std::pair<std::int64_t, Tensor>>& advanced) {
-  // Indexed dims first, in order, then the others: one flat dim to select from.
-  std::vector<std::int64_t> order, rest;
-  for (const auto& a : advanced) order.push_back(a.first);
-  for (std::int64_t d = 0; d < x.dim(); ++d)
-    if (std::find(order.begin(), order.end(), d) == order.end()) rest.push_back(d);
-  std::vector<std::int64_t> perm = order;
-  perm.insert(perm.end(), rest.begin(), rest.end());
-  Tensor moved = x.permute(perm);
+// adjacent, in front otherwise (NumPy's and LibTorch's rule). Reading and
+// writing share this layout: `x` with the indexed dims moved first and
+// flattened into one dim of `flat` rows, and each index's row in it.
+struct AdvancedLayout {
+  std::vector<std::int64_t> perm;        // x.permute(perm): indexed dims first, then the rest
+  std::vector<std::int64_t> flat_shape;  // {flat, sizes of the rest}
+  Tensor rows;                           // [n] long: the flat row of each index, row-major over B
+  std::vector<std::int64_t> bshape;      // B
+  std::vector<std::int64_t> result_perm; // [B..., rest...] -> the result's dim order (empty: none)
+  std::vector<std::int64_t> result_shape;
 
-  // The row-major position within the indexed dims; the indices broadcast
-  // to its shape. An index out of range would land on another valid
-  // position, so the range is checked here (reading the indices: a
-  // materialization point, as LibTorch's check is a device sync).
-  std::string shapes;
-  for (const auto& a : advanced) shapes += detail::cat(shapes.empty() ? "" : ", ", a.second.sizes());
-  Tensor linear = scalar_tensor(0, kInt64);
-  std::int64_t flat = 1;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const std::int64_t size = x.size(order[k]);
-    const Tensor& raw = advanced[k].second;
-    const Tensor i = where(raw < 0, raw + size, raw);  // negative indices count from the end
-    if ((i < 0).logical_or(i >= size).any().item<bool>())
-      throw IndexError(detail::cat("[index] an index is out of range for dim ", order[k], " of size ", size,
-                                   " (tensor shape ", x.sizes(), ")"));
-    try {
-      linear = linear * size + i;
-    } catch (const ShapeError&) {
-      throw IndexError(detail::cat("[index] shape mismatch: indexing tensors could not be broadcast together with "
-                                   "shapes ", shapes));
+  AdvancedLayout(const Tensor& x, const std::vector<std::pair<std::int64_t, Tensor>>& advanced) {
+    std::vector<std::int64_t> order, rest;
+    for (const auto& a : advanced) order.push_back(a.first);
+    for (std::int64_t d = 0; d < x.dim(); ++d)
+      if (std::find(order.begin(), order.end(), d) == order.end()) rest.push_back(d);
+    perm = order;
+    perm.insert(perm.end(), rest.begin(), rest.end());
+
+    // The row-major position within the indexed dims; the indices broadcast
+    // to its shape. An index out of range would land on another valid
+    // position, so the range is checked here (reading the indices: a
+    // materialization point, as LibTorch's check is a device sync).
+    std::string shapes;
+    for (const auto& a : advanced) shapes += detail::cat(shapes.empty() ? "" : ", ", a.second.sizes());
+    Tensor linear = scalar_tensor(0, kInt64);
+    std::int64_t flat = 1;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const std::int64_t size = x.size(order[k]);
+      const Tensor& raw = advanced[k].second;
+      const Tensor i = where(raw < 0, raw + size, raw);  // negative indices count from the end
+      if ((i < 0).logical_or(i >= size).any().item<bool>())
+        throw IndexError(detail::cat("[index] an index is out of range for dim ", order[k], " of size ", size,
+                                     " (tensor shape ", x.sizes(), ")"));
+      try {
+        linear = linear * size + i;
+      } catch (const ShapeError&) {
+        throw IndexError(detail::cat("[index] shape mismatch: indexing tensors could not be broadcast together "
+                                     "with shapes ", shapes));
+      }
+      flat *= size;
     }
-    flat *= size;
+    bshape = linear.sizes().vec();
+    rows = linear.flatten();
+    flat_shape = {flat};
+    for (std::int64_t d : rest) flat_shape.push_back(x.size(d));
+    result_shape = bshape;
+    for (std::int64_t d : rest) result_shape.push_back(x.size(d));
+
+    // Adjacent indexed dims: B goes where the first of them was.
+    const bool adjacent = order.back() - order.front() + 1 == static_cast<std::int64_t>(order.size());
+    if (!adjacent || order.front() == 0) return;
+    const auto nb = static_cast<std::int64_t>(bshape.size());
+    for (std::int64_t j = 0; j < order.front(); ++j) result_perm.push_back(nb + j);
+    for (std::int64_t j = 0; j < nb; ++j) result_perm.push_back(j);
+    for (std::int64_t j = nb + order.front(); j < static_cast<std::int64_t>(result_shape.size()); ++j)
+      result_perm.push_back(j);
+    std::vector<std::int64_t> permuted;
+    for (std::int64_t j : result_perm) permuted.push_back(result_shape[static_cast<std::size_t>(j)]);
+    result_shape = permuted;
   }
-  const std::vector<std::int64_t> bshape = linear.sizes().vec();
-  std::vector<std::int64_t> flat_shape = {flat};
-  for (std::int64_t d : rest) flat_shape.push_back(x.size(d));
-  Tensor picked = moved.reshape(flat_shape).index_select(0, linear.flatten());
 
-  std::vector<std::int64_t> out_shape = bshape;
-  for (std::int64_t d : rest) out_shape.push_back(x.size(d));
-  Tensor out = picked.reshape(out_shape);
+  /// The inverse of a permutation.
+  static std::vector<std::int64_t> inverse(const std::vector<std::int64_t>& p) {
+    std::vector<std::int64_t> inv(p.size());
+    for (std::size_t j = 0; j < p.size(); ++j) inv[static_cast<std::size_t>(p[j])] = static_cast<std::int64_t>(j);
+    return inv;
+  }
+};
 
-  // Adjacent indexed dims: B goes where the first of them was.
-  const bool adjacent = order.back() - order.front() + 1 == static_cast<std::int64_t>(order.size());
-  if (!adjacent || order.front() == 0) return out;
-  const auto nb = static_cast<std::int64_t>(bshape.size());
-  std::vector<std::int64_t> back;
-  for (std::int64_t j = 0; j < order.front(); ++j) back.push_back(nb + j);
-  for (std::int64_t j = 0; j < nb; ++j) back.push_back(j);
-  for (std::int64_t j = nb + order.front(); j < out.dim(); ++j) back.push_back(j);
-  return out.permute(back);
+Tensor gather_advanced(const Tensor& x, const std::vector<std::pair<std::int64_t, Tensor>>& advanced) {
+  AdvancedLayout l(x, advanced);
+  std::vector<std::int64_t> unpermuted = l.bshape;
+  unpermuted.insert(unpermuted.end(), l.flat_shape.begin() + 1, l.flat_shape.end());
+  Tensor out = x.permute(l.perm).reshape(l.flat_shape).index_select(0, l.rows).reshape(unpermuted);
+  return l.result_perm.empty() ? out : out.permute(l.result_perm);
+}
+
+// x[i0, i1, ...] = value, `value` broadcasting to the shape x[i0, i1, ...]
+// has. Where indices repeat a position, the last of them writes it (LibTorch
+// leaves which one unspecified): each row's value is kept only if no later
+// index names the same row, found by a stable argsort of the rows, and the
+// kept values are scatter-added into rows that are zero elsewhere.
+Tensor put_advanced(const Tensor& x, const std::vector<std::pair<std::int64_t, Tensor>>& advanced,
+                    const Tensor& value) {
+  AdvancedLayout l(x, advanced);
+  Tensor v;
+  try {
+    v = value.to(x.dtype()).expand(l.result_shape);
+  } catch (const ShapeError&) {
+    throw ShapeError(detail::cat("[index_put_] shape mismatch: value tensor of shape ", value.sizes(),
+                                 " cannot be broadcast to indexing result of shape ", l.result_shape));
+  }
+  if (!l.result_perm.empty()) v = v.permute(AdvancedLayout::inverse(l.result_perm));
+  const std::int64_t n = l.rows.numel();
+  std::vector<std::int64_t> row_values = {n};
+  row_values.insert(row_values.end(), l.flat_shape.begin() + 1, l.flat_shape.end());
+  v = v.reshape(row_values);
+
+  const Tensor order = l.rows.argsort(0);
+  const Tensor sorted = l.rows.index_select(0, order);
+  Tensor last_sorted = ones({n}, kBool);
+  if (n > 1) last_sorted = cat({sorted.slice(0, 1, n) != sorted.slice(0, 0, n - 1), ones({1}, kBool)});
+  const Tensor last = zeros({n}, kInt64).scatter_add(0, order, last_sorted.to(kInt64)) > 0;
+
+  std::vector<std::int64_t> per_row(l.flat_shape.size(), 1);  // [rows, 1, ...]: a flag per row, broadcast
+  per_row[0] = n;
+  const Tensor kept = where(last.view(per_row), v, zeros({}, x.dtype()));
+  const Tensor index = l.rows.view(per_row).expand(row_values);
+  const Tensor flat = x.permute(l.perm).reshape(l.flat_shape);
+  const Tensor written = zeros({l.flat_shape[0]}, kInt64).scatter_add(0, l.rows, ones({n}, kInt64)) > 0;
+  per_row[0] = l.flat_shape[0];
+  const Tensor updated = where(written.view(per_row), zeros_like(flat).scatter_add(0, index, kept), flat);
+  std::vector<std::int64_t> moved_shape;
+  for (std::int64_t d : l.perm) moved_shape.push_back(x.size(d));
+  return updated.reshape(moved_shape).permute(AdvancedLayout::inverse(l.perm));
 }
 
 }  // namespace
@@ -212,20 +276,16 @@ Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, co
     l.view.copy_(value);
     return *this;
   }
-  // One bool mask over the leading dims of what remains: a select-and-merge.
+  // One bool mask and one value: a select-and-merge, without reading the mask.
   const bool single_mask = indices.size() == 1 && indices[0].kind() == Kind::Tensor &&
                            indices[0].tensor().dtype() == ScalarType::Bool;
-  if (!single_mask)
-    throw IndexError(detail::cat("[index_put_] writing through integer tensor indices is not supported; ",
-                                 "got ", describe(indices), " for a tensor of shape ", sizes(),
-                                 " (write through a bool mask, or through slices)"));
-  const Tensor& mask = indices[0].tensor();
-  Tensor m = mask;
-  while (m.dim() < dim()) m = m.unsqueeze(-1);
-  if (value.dim() > 0 && value.numel() != 1)
-    throw ShapeError(detail::cat("[index_put_] a bool-mask write takes one value (a number or a one-element "
-                                 "tensor), got a tensor of shape ", value.sizes(), " for mask ", mask.sizes()));
-  copy_(where(m, value.reshape({}).to(dtype()), *this));
+  if (single_mask && value.numel() == 1) {
+    Tensor m = indices[0].tensor();
+    while (m.dim() < dim()) m = m.unsqueeze(-1);
+    copy_(where(m, value.reshape({}).to(dtype()), *this));
+    return *this;
+  }
+  l.view.copy_(put_advanced(l.view, l.advanced, value));
   return *this;
 }
 
