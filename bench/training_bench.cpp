@@ -13,7 +13,7 @@
 // kiln_compile the step as a kiln::compile'd function of the batch (with
 // Adam, whose numbers change every step, it keeps running its body).
 //
-// steady/train_step_mlp_sgd_momentum/cold_cache: time to steady state. A
+// train_steady/mlp_sgd_momentum/cold_cache: time to steady state. A
 // fresh process with an empty kernel cache runs 60 steps of the MLP with
 // SGD on kiln (JIT on, compiling in the background while it trains), then
 // 60 on LibTorch; counters: each side's first step, first 10 steps and
@@ -307,7 +307,7 @@ void register_all() {
     add_rows(cnn_classifier(32, optim), both, benchmark::kMillisecond);
   }
   for (std::int64_t batch : {1, 32}) add_rows(cnn_inference(batch), both, benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("steady/train_step_mlp_sgd_momentum/cold_cache", steady_row)
+  benchmark::RegisterBenchmark("train_steady/mlp_sgd_momentum/cold_cache", steady_row)
       ->Iterations(1)
       ->Repetitions(1)
       ->UseManualTime()

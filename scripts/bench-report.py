@@ -5,8 +5,9 @@
   scripts/bench-report.py <results-dir> --readme README.md --svg docs/bench/speedup.svg
                                                    also copies the table and the plot into the README
 
-Reads the rows named "<workload>/t<threads>/<impl>" (bench/workload.h) and
-"steady/<loop>/<cold_cache|warm_cache>" (bench/steady_bench.cpp): median and
+Reads the rows named "<workload>/t<threads>/<impl>" (bench/workload.h),
+"steady/<loop>/<cold_cache|warm_cache>" (bench/steady_bench.cpp) and
+"train_steady/<loop>/cold_cache" (bench/training_bench.cpp): median and
 spread over the repetitions, and the ratios, each between rows of one run of
 one program. Other programs' rows go into latest.json only. Standard library
 and gnuplot only.
@@ -38,6 +39,7 @@ SECTIONS = [  # (workload prefix, title)
     ("mlp_", "MLP inference 784-512-512-10"),
     ("train_", "Training steps: forward + backward with autograd (per step)"),
     ("record_", "Recording with autograd: 32 multiplications on 8 floats (per call; time/op)"),
+    ("infer_", "CNN inference in eval mode (per call)"),
 ]
 MARK_BEGIN, MARK_END = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
 
@@ -225,6 +227,28 @@ def steady_table(programs):
     return lines
 
 
+def train_steady_table(programs):
+    """The training loop's first steps while it compiles, beside LibTorch's, from one fresh process."""
+    rows = {n: summary(r) for rows in programs.values() for n, r in rows.items() if n.startswith("train_steady/")}
+    if not rows:
+        return []
+    head = ["loop", "", "first step", "first 10 steps", "steady step (last 10 of 60)",
+            "kiln within 1.2x of steady from step"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, s in sorted(rows.items()):
+        loop = name.split("/")[1]
+        if "error" in s:
+            lines.append(f"| {loop} | **FAILED**: {s['error']} |")
+            continue
+        c = s["counters"]
+        for side, label_ in (("kiln", "kiln"), ("torch", "LibTorch eager")):
+            lines.append("| " + " | ".join([loop, label_, f"{c.get(side + '_first_ms', 0):.1f} ms",
+                                            f"{c.get(side + '_first10_ms', 0):.1f} ms",
+                                            f"{c.get(side + '_steady_ms', 0):.2f} ms",
+                                            f"{c['kiln_steady_from_step']:.0f}" if side == "kiln" else ""]) + " |")
+    return lines
+
+
 def behind(groups):
     """Every ratio where kiln's steady state is slower than a peer, worst first."""
     out = []
@@ -279,6 +303,10 @@ def markdown(groups, programs, raw, env):
     t = steady_table(programs)
     if t:
         out += ["#### Time to steady state (GELU chain on 16M floats, fresh process each)", ""] + t + [""]
+    t = train_steady_table(programs)
+    if t:
+        out += ["#### Time to steady state of a training loop (MLP 784-512-512-10, SGD, batch 128; fresh process, "
+                "empty kernel cache)", ""] + t + [""]
     b = behind(groups)
     out += ["#### Where kiln is behind", ""] + ([f"- {x}" for x in b] or ["- nowhere in these rows"]) + [""]
     out += ["Plot: kiln's steady-state speed-up over each peer (log scale; 1 = parity).", "",
