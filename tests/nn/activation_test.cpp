@@ -13,23 +13,17 @@
 #include <kiln/torch.h>
 
 #include "tests/autograd/gradcheck.h"
+#include "tests/nn/nn_helpers.h"
 
 namespace {
 
+using knn::values;
+using knn::dbl;
+using knn::printed;
 using gradcheck::Input;
 using kiln::Tensor;
 using V = std::vector<Tensor>;
 using Shape = std::vector<std::int64_t>;
-
-std::vector<double> values(const Tensor& t) { return t.to(torch::kFloat64).contiguous().to_vector<double>(); }
-Tensor dbl(const std::vector<double>& v, Shape shape) { return torch::tensor(v, torch::kFloat64).reshape(shape); }
-
-template <class M>
-std::string printed(const M& module) {
-  std::ostringstream out;
-  out << *module;
-  return out.str();
-}
 
 // Each elementwise module against its formula, value and gradient.
 TEST(Activation, ElementwiseModulesMatchPlainFormulasAndGradcheck) {

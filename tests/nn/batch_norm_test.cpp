@@ -14,22 +14,18 @@
 #include <kiln/torch.h>
 
 #include "tests/autograd/gradcheck.h"
+#include "tests/nn/nn_helpers.h"
 
 namespace {
 
+using knn::dbl;
+using knn::expect_error;
+using knn::expect_near;
+using knn::printed;
+using knn::values;
 using gradcheck::Input;
 using kiln::Tensor;
 namespace F = torch::nn::functional;
-
-std::vector<double> values(const Tensor& t) { return t.to(torch::kFloat64).to_vector<double>(); }
-Tensor dbl(const std::vector<double>& v, const std::vector<std::int64_t>& shape) {
-  return torch::tensor(v, torch::kFloat64).reshape(shape);
-}
-
-void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol) {
-  ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
 
 // Batch normalization of x laid out [n, c, s] (s: the spatial dims flattened), as plain loops.
 struct Reference {
@@ -69,23 +65,6 @@ struct Reference {
   }
   std::vector<double> eval(const std::vector<double>& x) const { return apply(x, running_mean, running_var); }
 };
-
-std::string printed(const torch::nn::Module& m) {
-  std::ostringstream s;
-  m.pretty_print(s);
-  return s.str();
-}
-
-template <class E, class Fn>
-void expect_error(Fn fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error";
-  } catch (const E& e) {
-    for (const std::string& part : parts)
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << "'" << part << "' not in: " << e.what();
-  }
-}
 
 TEST(BatchNorm, ModuleHasLibTorchsDefaultsNamesAndInitialState) {
   torch::nn::BatchNormOptions o(16);

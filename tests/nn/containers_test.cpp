@@ -9,19 +9,15 @@
 
 #include <kiln/torch.h>
 
+#include "tests/nn/nn_helpers.h"
+
 namespace {
 
+using knn::printed;
 using kiln::Tensor;
 using Keys = std::vector<std::string>;
 
 std::vector<float> values(const Tensor& t) { return t.contiguous().to_vector<float>(); }
-
-template <class M>
-std::string printed(const M& module) {
-  std::ostringstream out;
-  out << *module;
-  return out.str();
-}
 
 template <class E, class Fn>
 void expect_error(Fn fn, const std::string& message) {

@@ -12,26 +12,17 @@
 #include <kiln/torch.h>
 
 #include "tests/autograd/gradcheck.h"
+#include "tests/nn/nn_helpers.h"
 
 namespace {
 
+using knn::expect_error;
+using knn::values;
 using gradcheck::Input;
 using kiln::Tensor;
 using V = std::vector<Tensor>;
 using Shape = std::vector<std::int64_t>;
 namespace F = torch::nn::functional;
-
-std::vector<double> values(const Tensor& t) { return t.to(torch::kFloat64).contiguous().to_vector<double>(); }
-
-template <class Fn>
-void expect_error_naming(Fn fn, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error thrown";
-  } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
 
 TEST(Dropout, KeepsAboutOneMinusPAndScalesKeptValuesByItsInverse) {
   torch::manual_seed(42);
@@ -173,31 +164,28 @@ TEST(Dropout, OptionsDefaultAndPrintAsLibTorch) {
 
 TEST(Dropout, RejectsPOutsideZeroOneNamingP) {
   Tensor x = torch::ones({3});
-  EXPECT_THROW(torch::dropout(x, 1.5, true), kiln::ValueError);
-  expect_error_naming([&] { torch::dropout(x, 1.5, true); }, "[dropout] dropout probability has to be between 0 and 1, "
-                                                             "but got p=1.5");
+  expect_error<kiln::ValueError>([&] { torch::dropout(x, 1.5, true); },
+                                 {"[dropout] dropout probability has to be between 0 and 1, but got p=1.5"});
   // Checked even when nothing would be dropped (eval mode), as LibTorch does.
   EXPECT_THROW(torch::dropout(x, -0.1, false), kiln::ValueError);
   EXPECT_THROW(torch::dropout(x, std::nan(""), true), kiln::ValueError);
   EXPECT_THROW(F::dropout(x, F::DropoutFuncOptions().p(2)), kiln::ValueError);
-  EXPECT_THROW(torch::nn::Dropout(-0.5), kiln::ValueError);
-  expect_error_naming([] { torch::nn::Dropout(-0.5); }, "[nn::Dropout] dropout probability has to be between 0 and 1, "
-                                                        "but got p=-0.5");
+  expect_error<kiln::ValueError>([] { torch::nn::Dropout(-0.5); },
+                                 {"[nn::Dropout] dropout probability has to be between 0 and 1, but got p=-0.5"});
   EXPECT_THROW(torch::nn::Dropout2d(1.01), kiln::ValueError);
   EXPECT_THROW(F::dropout2d(torch::ones({2, 3, 4}), F::Dropout2dFuncOptions().p(-1)), kiln::ValueError);
 }
 
 TEST(Dropout, RejectsBadRanksAndDtypesNamingTheShape) {
-  EXPECT_THROW(torch::feature_dropout(torch::ones({5}), 0.5, true), kiln::ShapeError);
-  expect_error_naming([] { torch::feature_dropout(torch::ones({5}), 0.5, true); }, "got shape [5]");
+  expect_error<kiln::ShapeError>([] { torch::feature_dropout(torch::ones({5}), 0.5, true); }, {"got shape [5]"});
   EXPECT_THROW(F::dropout2d(torch::ones({2, 3})), kiln::ShapeError);
-  expect_error_naming([] { torch::nn::Dropout2d()(torch::ones({2, 3, 4, 5, 6})); },
-                      "[dropout2d] needs a [N, C, H, W] or [C, H, W] input, got shape [2, 3, 4, 5, 6]");
+  expect_error<kiln::ShapeError>([] { torch::nn::Dropout2d()(torch::ones({2, 3, 4, 5, 6})); },
+                                 {"[dropout2d] needs a [N, C, H, W] or [C, H, W] input, got shape [2, 3, 4, 5, 6]"});
   // Nothing is checked but p when nothing is dropped, as in LibTorch.
   Tensor line = torch::ones({5});
   EXPECT_TRUE(torch::feature_dropout(line, 0.5, false).is_same(line));
-  EXPECT_THROW(torch::dropout(torch::ones({4}, torch::kInt64), 0.5, true), kiln::DtypeError);
-  expect_error_naming([] { torch::dropout(torch::ones({4}, torch::kInt64), 0.5, true); }, "of shape [4]");
+  expect_error<kiln::DtypeError>([] { torch::dropout(torch::ones({4}, torch::kInt64), 0.5, true); },
+                                 {"of shape [4]"});
 }
 
 // LibTorch's MNIST example network, written as there: Dropout2d as a member,

@@ -13,17 +13,18 @@
 #include <kiln/torch.h>
 
 #include "tests/autograd/gradcheck.h"
+#include "tests/nn/nn_helpers.h"
 
 namespace {
 
+using knn::dbl;
+using knn::expect_error;
+using knn::printed;
+using knn::values;
 using gradcheck::Input;
 using kiln::Tensor;
 namespace F = torch::nn::functional;
 
-std::vector<double> values(const Tensor& t) { return t.to(torch::kFloat64).to_vector<double>(); }
-Tensor dbl(const std::vector<double>& v, const std::vector<std::int64_t>& shape) {
-  return torch::tensor(v, torch::kFloat64).reshape(shape);
-}
 Tensor longs(const std::vector<std::int64_t>& v, const std::vector<std::int64_t>& shape) {
   return torch::tensor(v, torch::kInt64).reshape(shape);
 }
@@ -34,23 +35,6 @@ std::vector<double> lookup(const std::vector<double>& weight, std::size_t dim, c
   for (std::int64_t i : idx)
     for (std::size_t j = 0; j < dim; ++j) out.push_back(weight[static_cast<std::size_t>(i) * dim + j]);
   return out;
-}
-
-std::string printed(const torch::nn::Module& m) {
-  std::ostringstream s;
-  m.pretty_print(s);
-  return s.str();
-}
-
-template <class E, class Fn>
-void expect_error(Fn fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error";
-  } catch (const E& e) {
-    for (const std::string& part : parts)
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << "'" << part << "' not in: " << e.what();
-  }
 }
 
 const std::vector<double> kWeight = gradcheck::random_values(15, 5);  // [5, 3]

@@ -11,17 +11,17 @@
 #include <kiln/torch.h>
 
 #include "tests/autograd/gradcheck.h"
+#include "tests/nn/nn_helpers.h"
 
 namespace {
 
+using knn::dbl;
+using knn::expect_near;
+using knn::printed;
+using knn::values;
 using gradcheck::Input;
 using kiln::Tensor;
 namespace F = torch::nn::functional;
-
-std::vector<double> values(const Tensor& t) { return t.to(torch::kFloat64).to_vector<double>(); }
-Tensor dbl(const std::vector<double>& v, const std::vector<std::int64_t>& shape) {
-  return torch::tensor(v, torch::kFloat64).reshape(shape);
-}
 
 // Rows of `inner` consecutive values, each normalized with its mean and biased variance, then scaled and shifted.
 std::vector<double> reference(const std::vector<double>& x, std::size_t inner, const std::vector<double>& w,
@@ -38,17 +38,6 @@ std::vector<double> reference(const std::vector<double>& x, std::size_t inner, c
                            (b.empty() ? 0 : b[i]);
   }
   return out;
-}
-
-void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol) {
-  ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
-
-std::string printed(const torch::nn::Module& m) {
-  std::ostringstream s;
-  m.pretty_print(s);
-  return s.str();
 }
 
 const std::vector<double> kX = gradcheck::random_values(24, 3, -2.0, 3.0);  // [2, 3, 4]
