@@ -12,21 +12,8 @@
 
 namespace {
 
+using ckpt::expect_throw;
 using kiln::Tensor;
-
-template <class E, class F>
-std::string expect_throw(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "nothing thrown";
-  return {};
-}
 
 TEST(SerializeArchive, NumbersTensorsAndNestedArchivesRoundTrip) {
   ckpt::ScratchDir dir;

@@ -10,11 +10,23 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "tests/errors/expect_error.h"
+
 namespace ckpt {
+
+/// The message of the exact E that `f` throws (kerr::throws); a failure
+/// and an empty string otherwise.
+template <class E>
+std::string expect_throw(const std::function<void()>& f) {
+  ::testing::AssertionResult thrown = kerr::throws<E>(f);
+  EXPECT_TRUE(thrown);
+  return thrown ? thrown.message() : std::string();
+}
 
 /// A fresh folder under the system's temporary folder, removed afterwards.
 class ScratchDir {

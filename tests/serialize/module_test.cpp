@@ -12,6 +12,7 @@
 
 namespace {
 
+using ckpt::expect_throw;
 using kiln::Tensor;
 
 struct NetImpl : torch::nn::Module {
@@ -26,20 +27,6 @@ struct NetImpl : torch::nn::Module {
   Tensor scale, steps;
 };
 TORCH_MODULE(Net);
-
-template <class E, class F>
-std::string expect_throw(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << "wrong exception type: " << e.what();
-    return {};
-  }
-  ADD_FAILURE() << "nothing thrown";
-  return {};
-}
 
 std::vector<std::vector<double>> values_of(const torch::nn::Module& m) {
   std::vector<std::vector<double>> out;
