@@ -200,14 +200,6 @@ bool CompiledProgram::same_as(const CompiledProgram& other) const {
 }
 
 bool CompiledProgram::run(const detail::CallArgs& args, std::vector<Tensor>& results) {
-  // The state, held while the program runs.
-  std::vector<std::shared_ptr<trace::Storage>> state;
-  state.reserve(state_.size());
-  for (const std::weak_ptr<trace::Storage>& weak : state_) {
-    state.push_back(weak.lock());
-    if (!state.back()) return false;
-    trace::prepare_access(*state.back(), true, profiler::CutReason::Sync);
-  }
   const trace::TensorImpl* few[8];
   std::vector<const trace::TensorImpl*> many(args_.size() > std::size(few) ? args_.size() : 0);
   const trace::TensorImpl** arg_impls = many.empty() ? few : many.data();
@@ -238,9 +230,14 @@ bool CompiledProgram::run(const detail::CallArgs& args, std::vector<Tensor>& res
   for (std::size_t v = 0; v < sources_.size(); ++v) {
     const ValueSource& src = sources_[v];
     std::shared_ptr<trace::Storage>& storage = seg->values[v].storage;
-    if (src.arg >= 0) storage = arg_impls[src.arg]->storage;
-    else if (src.state >= 0) storage = state[src.state];
-    else if (!src.intermediate || !storage) storage = trace::make_pooled<trace::Storage>(src.nbytes);
+    if (src.arg >= 0) {
+      storage = arg_impls[src.arg]->storage;
+    } else if (src.state >= 0) {
+      // Held by the segment while it runs; gone since matches(): nothing has run, unbind restores the spare.
+      storage = state_[src.state].lock();
+      if (!storage) return false;
+      trace::prepare_access(*storage, true, profiler::CutReason::Sync);
+    } else if (!src.intermediate || !storage) storage = trace::make_pooled<trace::Storage>(src.nbytes);
   }
   trace::run_segment(*seg);
   unbind.ran = true;

@@ -15,7 +15,7 @@ Tensor cumulative(trace::OpId op, const Tensor& x, std::int64_t dim, bool revers
   Tensor out = wrap(trace::cumulative(op, impl, dim, reverse));
   if (autograd::needs_history({impl})) {
     trace::Attrs attrs;
-    attrs.i[0] = trace::scan_dim(impl, dim, trace::name(op));
+    attrs.i[0] = trace::wrap_dim(dim, impl.geo, trace::name(op));
     attrs.i[1] = reverse;
     autograd::record_op(op, {impl}, attrs, out);
   }
@@ -29,7 +29,7 @@ namespace {
 // The input cast to `dtype`, by default to Long when integral or bool.
 Tensor cast_for(trace::OpId op, const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
   const auto& impl = frontend::unwrap(x, trace::name(op));
-  trace::scan_dim(impl, dim, trace::name(op));  // a bad dim fails before the cast is recorded
+  trace::wrap_dim(dim, impl.geo, trace::name(op));  // a bad dim fails before the cast is recorded
   const ScalarType want = dtype.value_or(kiln::is_floating_point(impl.dtype) ? impl.dtype : kInt64);
   return want == impl.dtype ? x : frontend::convert(x, want);
 }

@@ -121,7 +121,7 @@ Tensor Tensor::slice(std::int64_t dim, std::optional<std::int64_t> start, std::o
   const auto& x = unwrap(*this, "slice");
   Tensor out = wrap(trace::slice(x, dim, start.value_or(0), end.value_or(std::numeric_limits<std::int64_t>::max()), step));
   if (tracked(*this)) {
-    int d = trace::wrap_dim(dim, x.geo.ndim, "slice");
+    int d = trace::wrap_dim(dim, x.geo, "slice");
     autograd::record_view("SliceBackward0", *this, out,
                           embed_back(*this, d, slice_start(start.value_or(0), x.geo.sizes[d]), step, false));
   }
@@ -131,7 +131,7 @@ Tensor Tensor::narrow(std::int64_t d, std::int64_t s, std::int64_t n) const {
   const auto& x = unwrap(*this, "narrow");
   Tensor out = wrap(trace::narrow(x, d, s, n));
   if (tracked(*this)) {
-    int w = trace::wrap_dim(d, x.geo.ndim, "narrow");
+    int w = trace::wrap_dim(d, x.geo, "narrow");
     autograd::record_view("NarrowBackward0", *this, out, embed_back(*this, w, s < 0 ? s + x.geo.sizes[w] : s, 1, false));
   }
   return out;
@@ -140,7 +140,7 @@ Tensor Tensor::select(std::int64_t d, std::int64_t i) const {
   const auto& x = unwrap(*this, "select");
   Tensor out = wrap(trace::select(x, d, i));
   if (tracked(*this)) {
-    int w = trace::wrap_dim(d, x.geo.ndim, "select");
+    int w = trace::wrap_dim(d, x.geo, "select");
     autograd::record_view("SelectBackward0", *this, out, embed_back(*this, w, i < 0 ? i + x.geo.sizes[w] : i, 1, true));
   }
   return out;
@@ -153,7 +153,7 @@ Tensor index_op(trace::OpId op, const Tensor& x, std::int64_t d, const Tensor& i
   Tensor out = wrap(record(src, d, idx));
   if (autograd::needs_history({src})) {
     trace::Attrs attrs;
-    attrs.i[0] = src.geo.ndim == 0 ? 0 : trace::wrap_dim(d, src.geo.ndim, name);
+    attrs.i[0] = src.geo.ndim == 0 ? 0 : trace::wrap_dim(d, src.geo, name);
     autograd::record_op(op, {src, idx}, attrs, out);
   }
   return out;
@@ -172,7 +172,7 @@ Tensor Tensor::scatter_add(std::int64_t d, const Tensor& index, const Tensor& sr
   Tensor out = wrap(trace::scatter_add(self, d, idx, values));
   if (autograd::needs_history({self, values})) {
     trace::Attrs attrs;
-    attrs.i[0] = self.geo.ndim == 0 ? 0 : trace::wrap_dim(d, self.geo.ndim, "scatter_add");
+    attrs.i[0] = self.geo.ndim == 0 ? 0 : trace::wrap_dim(d, self.geo, "scatter_add");
     autograd::record_op(trace::OpId::ScatterAdd, {self, idx, values}, attrs, out);
   }
   return out;
@@ -190,7 +190,7 @@ std::vector<Tensor> Tensor::split(std::int64_t size, std::int64_t dim) const {
   const auto& x = unwrap(*this, "split");
   if (size < 1) throw ValueError(detail::cat("[split] split_size must be positive, got ", size));
   if (x.geo.ndim == 0) throw IndexError("[split] cannot split a zero-dim tensor");
-  int d = trace::wrap_dim(dim, x.geo.ndim, "split");
+  int d = trace::wrap_dim(dim, x.geo, "split");
   std::int64_t n = x.geo.sizes[d];
   std::vector<Tensor> parts;
   for (std::int64_t s = 0; s < n; s += size) parts.push_back(narrow(d, s, std::min(size, n - s)));
@@ -202,7 +202,7 @@ std::vector<Tensor> Tensor::chunk(std::int64_t chunks, std::int64_t dim) const {
   const auto& x = unwrap(*this, "chunk");
   if (chunks < 1) throw ValueError(detail::cat("[chunk] chunks must be positive, got ", chunks));
   if (x.geo.ndim == 0) throw IndexError("[chunk] cannot chunk a zero-dim tensor");
-  std::int64_t n = x.geo.sizes[trace::wrap_dim(dim, x.geo.ndim, "chunk")];
+  std::int64_t n = x.geo.sizes[trace::wrap_dim(dim, x.geo, "chunk")];
   return split(std::max<std::int64_t>((n + chunks - 1) / chunks, 1), dim);
 }
 
@@ -210,7 +210,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
   if (tensors.empty()) throw ValueError("[cat] expects a non-empty list of tensors");
   const auto& first = unwrap(tensors[0], "cat");
   if (first.geo.ndim == 0) throw ShapeError("[cat] zero-dim tensors cannot be concatenated");
-  int d = trace::wrap_dim(dim, first.geo.ndim, "cat");
+  int d = trace::wrap_dim(dim, first.geo, "cat");
   std::vector<std::int64_t> shape = first.geo.shape().vec();
   ScalarType dtype = first.dtype;
   shape[d] = 0;

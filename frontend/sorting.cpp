@@ -49,7 +49,7 @@ Tensor Tensor::argsort(std::int64_t dim, bool descending) const { return positio
 
 std::tuple<Tensor, Tensor> Tensor::topk(std::int64_t k, std::int64_t dim, bool largest, bool) const {
   const auto& impl = frontend::unwrap(*this, "topk");
-  const int d = trace::scan_dim(impl, dim, "topk");
+  const int d = trace::wrap_dim(dim, impl.geo, "topk");
   const std::int64_t size = impl.geo.ndim == 0 ? 1 : impl.geo.sizes[d];
   if (k < 0 || k > size)
     throw IndexError(detail::cat("[topk] selected index k out of range: k = ", k, " for dim ", d, " of size ", size,

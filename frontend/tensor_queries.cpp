@@ -55,13 +55,13 @@ bool Tensor::is_contiguous() const { return checked().geo.is_contiguous(); }
 std::int64_t Tensor::size(std::int64_t d) const {
   const auto& g = unwrap(*this, "size").geo;
   if (g.ndim == 0) throw IndexError("[size] a zero-dim tensor has no dims");
-  return g.sizes[trace::wrap_dim(d, g.ndim, "size")];
+  return g.sizes[trace::wrap_dim(d, g, "size")];
 }
 
 std::int64_t Tensor::stride(std::int64_t d) const {
   const auto& g = unwrap(*this, "stride").geo;
   if (g.ndim == 0) throw IndexError("[stride] a zero-dim tensor has no dims");
-  return g.strides[trace::wrap_dim(d, g.ndim, "stride")];
+  return g.strides[trace::wrap_dim(d, g, "stride")];
 }
 
 bool Tensor::is_same_storage(const Tensor& other) const {

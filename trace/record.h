@@ -64,9 +64,6 @@ TensorRef cumulative(OpId op, const TensorImpl& x, std::int64_t dim, bool revers
 /// The int64 positions that sort each line of `x` along `dim`: a stable
 /// sort, NaN greater than every number. `op` names the user's call.
 TensorRef argsort(const TensorImpl& x, std::int64_t dim, bool descending, const char* op);
-/// `dim` wrapped into [0, ndim) (a zero-dim tensor takes 0 and -1);
-/// IndexError naming `op` and x's shape otherwise.
-int scan_dim(const TensorImpl& x, std::int64_t dim, const char* op);
 
 /// Makes `x`'s storage safe to read (and, with `for_write`, to write) from
 /// the calling thread: flushes the pending writes (and reads) it depends on.
@@ -74,7 +71,9 @@ void materialize(const TensorImpl& x, profiler::CutReason why, bool for_write);
 
 /// The dtype LibTorch's result_type gives these operands.
 ScalarType result_type(std::initializer_list<Input> inputs);
-/// Wraps a possibly negative dim into [0, ndim); IndexError naming `op` otherwise.
+/// Wraps a possibly negative dim into [0, ndim) (a zero-dim tensor takes 0
+/// and -1); IndexError naming `op` otherwise, and with a geometry, its shape.
 int wrap_dim(std::int64_t dim, int ndim, const char* op);
+int wrap_dim(std::int64_t dim, const Geometry& geo, const char* op);
 
 }  // namespace kiln::trace

@@ -235,12 +235,34 @@ void materialize(const TensorImpl& x, profiler::CutReason why, bool for_write) {
   prepare_access(*x.storage, for_write, why);
 }
 
-int wrap_dim(std::int64_t dim, int ndim, const char* op) {
-  int n = ndim == 0 ? 1 : ndim;  // a zero-dim tensor accepts dim 0 and -1, as in LibTorch
-  if (dim < -n || dim >= n)
-    throw IndexError(detail::cat("[", op, "] dim ", dim, " is out of range for a tensor of ", ndim,
-                                 " dimensions (expected in [", -n, ", ", n - 1, "])"));
+namespace {
+
+// `dim` in [0, n), or -1 when out of range; a zero-dim tensor accepts dim 0
+// and -1, as in LibTorch.
+int wrapped(std::int64_t dim, int ndim) {
+  const int n = ndim == 0 ? 1 : ndim;
+  if (dim < -n || dim >= n) return -1;
   return static_cast<int>(dim < 0 ? dim + n : dim);
+}
+
+[[noreturn]] void dim_out_of_range(std::int64_t dim, int ndim, const char* op, const std::string& tensor) {
+  const int n = ndim == 0 ? 1 : ndim;
+  throw IndexError(detail::cat("[", op, "] dim ", dim, " is out of range for a tensor of ", tensor, " (expected in [",
+                               -n, ", ", n - 1, "])"));
+}
+
+}  // namespace
+
+int wrap_dim(std::int64_t dim, int ndim, const char* op) {
+  const int d = wrapped(dim, ndim);
+  if (d < 0) dim_out_of_range(dim, ndim, op, detail::cat(ndim, " dimensions"));
+  return d;
+}
+
+int wrap_dim(std::int64_t dim, const Geometry& geo, const char* op) {
+  const int d = wrapped(dim, geo.ndim);
+  if (d < 0) dim_out_of_range(dim, geo.ndim, op, detail::cat("shape ", geo.shape()));
+  return d;
 }
 
 }  // namespace kiln::trace

@@ -65,7 +65,7 @@ TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl
       throw IndexError(detail::cat("[index_select] a zero-dim source takes one index, got shape ", index.geo.shape()));
     return view(*index_select(*unsqueeze(src, 0), 0, *reshape(index, {1})), {});
   }
-  int d = wrap_dim(dim, src.geo.ndim, "index_select");
+  int d = wrap_dim(dim, src.geo, "index_select");
   check_settled_bounds(index, d, src.geo.sizes[d], "index_select");
   std::int64_t count = index.geo.ndim == 0 ? 1 : index.geo.sizes[0];
   std::int64_t shape[kMaxDims];
@@ -75,7 +75,7 @@ TensorRef index_select(const TensorImpl& src, std::int64_t dim, const TensorImpl
 
 TensorRef gather(const TensorImpl& src, std::int64_t dim, const TensorImpl& index) {
   require_integral_index(index, "gather", false);
-  int d = wrap_dim(dim, src.geo.ndim, "gather");
+  int d = wrap_dim(dim, src.geo, "gather");
   if (src.geo.ndim == 0 && index.geo.ndim == 0)  // one element from one element
     return view(*gather(*unsqueeze(src, 0), 0, *unsqueeze(index, 0)), {});
   if (index.geo.ndim != src.geo.ndim)
@@ -96,7 +96,7 @@ TensorRef scatter_add(const TensorImpl& self, std::int64_t dim, const TensorImpl
                                  " and ", src.dtype));
   if (self.geo.ndim == 0 && index.geo.ndim == 0 && src.geo.ndim == 0)  // one element into one element
     return view(*scatter_add(*unsqueeze(self, 0), 0, *unsqueeze(index, 0), *unsqueeze(src, 0)), {});
-  const int d = wrap_dim(dim, self.geo.ndim, "scatter_add");
+  const int d = wrap_dim(dim, self.geo, "scatter_add");
   if (index.geo.ndim != self.geo.ndim || src.geo.ndim != self.geo.ndim)
     throw ShapeError(detail::cat("[scatter_add] index ", index.geo.shape(), ", self ", self.geo.shape(), " and src ",
                                  src.geo.shape(), " must have the same number of dims"));

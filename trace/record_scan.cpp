@@ -1,7 +1,5 @@
 // cumsum, cumprod and argsort: ops over each line of the input along one dim. A
 // zero-dim input is one line of one element, as in LibTorch.
-#include <kiln/error.h>
-
 #include "trace/record.h"
 #include "trace/record_util.h"
 #include "trace/views.h"
@@ -27,20 +25,12 @@ TensorRef scan_node(OpId op, const TensorImpl& x, int dim, std::int64_t flag, Sc
 
 }  // namespace
 
-int scan_dim(const TensorImpl& x, std::int64_t dim, const char* op) {
-  const int n = x.geo.ndim == 0 ? 1 : x.geo.ndim;
-  if (dim < -n || dim >= n)
-    throw IndexError(detail::cat("[", op, "] dim ", dim, " is out of range for a tensor of shape ", x.geo.shape(),
-                                 " (expected in [", -n, ", ", n - 1, "])"));
-  return static_cast<int>(dim < 0 ? dim + n : dim);
-}
-
 TensorRef cumulative(OpId op, const TensorImpl& x, std::int64_t dim, bool reverse) {
-  return scan_node(op, x, scan_dim(x, dim, name(op)), reverse, x.dtype);
+  return scan_node(op, x, wrap_dim(dim, x.geo, name(op)), reverse, x.dtype);
 }
 
 TensorRef argsort(const TensorImpl& x, std::int64_t dim, bool descending, const char* op) {
-  return scan_node(OpId::Argsort, x, scan_dim(x, dim, op), descending, ScalarType::Int64);
+  return scan_node(OpId::Argsort, x, wrap_dim(dim, x.geo, op), descending, ScalarType::Int64);
 }
 
 }  // namespace kiln::trace

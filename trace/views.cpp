@@ -142,7 +142,7 @@ TensorRef transpose(const TensorImpl& x, std::int64_t dim0, std::int64_t dim1) {
     wrap_dim(dim1, 0, "transpose");
     return alias(x, g);
   }
-  int a = wrap_dim(dim0, g.ndim, "transpose"), b = wrap_dim(dim1, g.ndim, "transpose");
+  int a = wrap_dim(dim0, g, "transpose"), b = wrap_dim(dim1, g, "transpose");
   std::swap(g.sizes[a], g.sizes[b]);
   std::swap(g.strides[a], g.strides[b]);
   return alias(x, g);
@@ -208,7 +208,7 @@ TensorRef squeeze(const TensorImpl& x, std::int64_t dim) {
     wrap_dim(dim, 0, "squeeze");
     return alias(x, x.geo);
   }
-  int d = wrap_dim(dim, x.geo.ndim, "squeeze");
+  int d = wrap_dim(dim, x.geo, "squeeze");
   if (x.geo.sizes[d] != 1) return alias(x, x.geo);
   Geometry g = x.geo;
   for (int i = d; i + 1 < g.ndim; ++i) {
@@ -236,7 +236,7 @@ TensorRef unsqueeze(const TensorImpl& x, std::int64_t dim) {
 
 TensorRef slice(const TensorImpl& x, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
   if (x.geo.ndim == 0) throw IndexError("[slice] cannot slice a zero-dim tensor");
-  int d = wrap_dim(dim, x.geo.ndim, "slice");
+  int d = wrap_dim(dim, x.geo, "slice");
   if (step < 1) throw ValueError(detail::cat("[slice] step must be positive, got ", step));
   std::int64_t n = x.geo.sizes[d];
   auto clamp = [n](std::int64_t i) {
@@ -253,7 +253,7 @@ TensorRef slice(const TensorImpl& x, std::int64_t dim, std::int64_t start, std::
 
 TensorRef narrow(const TensorImpl& x, std::int64_t dim, std::int64_t start, std::int64_t length) {
   if (x.geo.ndim == 0) throw IndexError("[narrow] cannot narrow a zero-dim tensor");
-  int d = wrap_dim(dim, x.geo.ndim, "narrow");
+  int d = wrap_dim(dim, x.geo, "narrow");
   std::int64_t n = x.geo.sizes[d];
   if (start < -n || start > n)
     throw IndexError(detail::cat("[narrow] start ", start, " is out of range for dim ", d, " of size ", n));
@@ -266,7 +266,7 @@ TensorRef narrow(const TensorImpl& x, std::int64_t dim, std::int64_t start, std:
 
 TensorRef select(const TensorImpl& x, std::int64_t dim, std::int64_t index) {
   if (x.geo.ndim == 0) throw IndexError("[select] cannot select from a zero-dim tensor");
-  int d = wrap_dim(dim, x.geo.ndim, "select");
+  int d = wrap_dim(dim, x.geo, "select");
   std::int64_t n = x.geo.sizes[d];
   if (index < -n || index >= n)
     throw IndexError(detail::cat("[select] index ", index, " is out of range for dim ", d, " of size ", n,
