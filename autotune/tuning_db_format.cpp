@@ -34,8 +34,9 @@ std::int64_t integer_member(const json& object, const char* name) {
   return value.get<std::int64_t>();
 }
 
-json context_json(const TuningContext& context) {
-  return json{{"cpu_model", context.cpu_model},
+// Written with ordered_json so the file reads top-down: schema, context, entries.
+nlohmann::ordered_json context_json(const TuningContext& context) {
+  return nlohmann::ordered_json{{"cpu_model", context.cpu_model},
               {"cpu_features", context.cpu_features},
               {"kiln_version", context.kiln_version},
               {"llvm_version", context.llvm_version}};
@@ -72,16 +73,17 @@ TuningEntry parse_entry(const json& value) {
 }  // namespace
 
 std::string format_tuning_db(const TuningEntries& entries, const TuningContext& context) {
-  json file_entries = json::object();
-  for (const auto& [key, entry] : entries) {
-    file_entries[key] = json{{"config", entry.config},
+  using ordered = nlohmann::ordered_json;
+  ordered file_entries = ordered::object();
+  for (const auto& [key, entry] : entries) {  // sorted by key, as the map is
+    file_entries[key] = ordered{{"config", entry.config},
                              {"seconds", entry.seconds},
                              {"default_seconds", entry.default_seconds},
                              {"tuning_seconds", entry.tuning_seconds},
                              {"evaluated", entry.evaluated},
                              {"tuned_at", entry.tuned_at}};
   }
-  const json file{{"schema", kTuningSchema}, {"context", context_json(context)}, {"entries", file_entries}};
+  const ordered file{{"schema", kTuningSchema}, {"context", context_json(context)}, {"entries", file_entries}};
   return file.dump(2) + "\n";
 }
 
