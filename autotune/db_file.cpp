@@ -42,6 +42,13 @@ void write_all(int fd, std::string_view text, const std::filesystem::path& path)
 
 }  // namespace
 
+std::optional<FileStamp> stat_file(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) == 0) return stamp_of(st);
+  if (errno == ENOENT) return std::nullopt;
+  fail("stat", file, errno);
+}
+
 std::optional<FileContents> read_file(const std::filesystem::path& file) {
   const Fd in{::open(file.c_str(), O_RDONLY | O_CLOEXEC)};
   if (in.fd < 0) {

@@ -25,6 +25,10 @@ struct FileContents {
   std::string text;
 };
 
+/// The file's stamp (stat()); nullopt when the file does not exist. Throws std::runtime_error
+/// naming the path on other errors.
+std::optional<FileStamp> stat_file(const std::filesystem::path& file);
+
 /// The file's text and stamp (read from one open descriptor, so they match); nullopt
 /// when the file does not exist. Throws std::runtime_error naming the path on other errors.
 std::optional<FileContents> read_file(const std::filesystem::path& file);

@@ -26,13 +26,13 @@ void TuningDb::refresh(bool always) const {
   std::optional<detail::FileContents> contents;
   std::string problem;
   try {
+    if (loaded_ && !always && detail::stat_file(file_) == stamp_) return;  // unchanged: no read
     contents = detail::read_file(file_);
   } catch (const std::runtime_error& e) {
     problem = e.what();
   }
   const std::optional<detail::FileStamp> stamp =
       contents ? std::optional<detail::FileStamp>(contents->stamp) : std::nullopt;
-  if (loaded_ && !always && problem.empty() && stamp == stamp_) return;
   cache_.clear();
   if (contents) {
     try {
