@@ -21,6 +21,9 @@ target_link_libraries(kiln_llvm INTERFACE LLVM)
 
 find_package(TBB REQUIRED CONFIG)
 
+# nlohmann json (header-only): the autotune/ tuning database's file format (Debian: nlohmann-json3-dev).
+find_package(nlohmann_json 3.11 REQUIRED CONFIG)
+
 # zlib: data::datasets::MNIST reads gzip-compressed IDX files (Debian: zlib1g-dev).
 find_package(ZLIB REQUIRED)
 

@@ -10,7 +10,7 @@ set(KILN_LAYERS profiler memory autotune trace jit frontend)
 # Third-party libraries each layer uses (compile usage + link). LLVM stays in jit/.
 set(KILN_LAYER_DEPS_profiler unwind::unwind)
 set(KILN_LAYER_DEPS_memory   TBB::tbb)
-set(KILN_LAYER_DEPS_autotune "")
+set(KILN_LAYER_DEPS_autotune nlohmann_json::nlohmann_json)
 set(KILN_LAYER_DEPS_trace    TBB::tbb xxHash::xxhash)
 set(KILN_LAYER_DEPS_jit      kiln_llvm TBB::tbb)
 set(KILN_LAYER_DEPS_frontend TBB::tbb ZLIB::ZLIB xxHash::xxhash)
