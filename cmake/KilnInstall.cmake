@@ -11,7 +11,7 @@ install(TARGETS kiln EXPORT kilnTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 if(TARGET kiln_cli)
-  install(TARGETS kiln_cli RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+  install(TARGETS kiln_cli kiln_tune RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 endif()
 
 # Public headers: everything under include/kiln. Glob recorded so that creating

@@ -69,6 +69,10 @@ set_target_properties(kiln PROPERTIES
 # main() is a static library that tests/tools links too.
 file(GLOB_RECURSE _kiln_tool_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tools/*.cpp")
 list(REMOVE_ITEM _kiln_tool_sources "${PROJECT_SOURCE_DIR}/tools/main.cpp")
+# tools/tune/: `kiln tune` runs kiln's kernels, so it is a program of its own,
+# kiln-tune, linked with libkiln; `kiln tune ...` executes it (tools/main.cpp).
+file(GLOB _kiln_tune_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/tools/tune/*.cpp")
+list(REMOVE_ITEM _kiln_tool_sources ${_kiln_tune_sources})
 if(_kiln_tool_sources)
   add_library(kiln_tool_core STATIC ${_kiln_tool_sources})
   target_compile_features(kiln_tool_core PUBLIC cxx_std_20)
@@ -79,5 +83,12 @@ if(_kiln_tool_sources)
   set_target_properties(kiln_cli PROPERTIES
     OUTPUT_NAME kiln
     RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tools")
+  add_executable(kiln_tune ${_kiln_tune_sources})
+  target_link_libraries(kiln_tune PRIVATE kiln kiln_tool_core kiln_warnings)
+  set_target_properties(kiln_tune PROPERTIES
+    OUTPUT_NAME kiln-tune
+    RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/tools"
+    INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+  add_dependencies(kiln_cli kiln_tune)   # `kiln tune` finds kiln-tune beside itself
   list(APPEND KILN_PRESENT_LAYERS tools)
 endif()

@@ -14,6 +14,7 @@ const char* kUsage =
     "  stat [PATH] [--once|--json] [--interval S]  live dashboard of a program run with KILN_STATS=PATH\n"
     "  explain KEY [--stats PATH]                  ops, fused groups, state and IR of a segment or kernel\n"
     "  cache ls|stat|clear [--dir DIR]             the on-disk kernel cache\n"
+    "  tune KERNEL SHAPE ... | ls | clear          tune kernels on this machine (kiln tune --help)\n"
     "  version                                     kiln's version\n";
 
 }  // namespace
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   if (command == "stat") return stat_command(args);
   if (command == "explain") return explain_command(args);
   if (command == "cache") return cache_command(args);
+  if (command == "tune") return tune_command(argc - 2, argv + 2);
   if (command == "version" || command == "--version") {
     std::cout << "kiln " << kiln::kVersion << "\n";
     return 0;

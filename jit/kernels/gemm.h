@@ -27,13 +27,44 @@ struct GemmEpilogue {
   const void* context;
 };
 
+/// The tunable choices of the floating-point GEMM (the loop nest they
+/// shape is drawn in gemm_blocking.h). Any values are correct; they only
+/// change the speed. Zero blocks mean the ISA's default (gemm_blocking.h).
+struct GemmConfig {
+  std::int64_t kc = 0;       // depth of a packed block
+  std::int64_t nc = 0;       // columns of a packed B block (rounded to the register tile's width)
+  std::int64_t mc = 0;       // rows of a packed A block
+  int tasks_per_thread = 2;  // parallel tasks per kernel thread: column blocks, split by rows when fewer
+  bool few_rows = false;     // the unpacked path for a handful of rows (gemm_few_rows.h), where the layout allows
+  bool shared_b = false;     // each B block packed once, shared by its row splits, instead of once per task
+
+  friend bool operator==(const GemmConfig&, const GemmConfig&) = default;
+};
+
+/// A product as the tuner keys it: element size, whether A's and B's rows
+/// are contiguous (else they are read transposed), and the extents.
+struct GemmShape {
+  int element_bytes;
+  bool a_rows_contiguous, b_rows_contiguous;
+  std::int64_t m, n, k;
+};
+
+/// The heuristic: what gemm() uses for `shape` when nothing was tuned.
+GemmConfig default_gemm_config(const GemmShape& shape);
+
 /// C[m×n] = A[m×k] · B[k×n], overwriting C (k == 0 gives zeros), then
 /// `epilogue` (if any) on each finished block. C must not overlap A or B.
-/// Uses the kernel threads when the product is large.
+/// Uses the kernel threads when the product is large, and the tuned
+/// config of this shape if there is one (jit/tuning), else the heuristic.
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
           MatrixRef<float> c, const GemmEpilogue* epilogue = nullptr);
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
           MatrixRef<double> c, const GemmEpilogue* epilogue = nullptr);
+/// The same with an explicit config (how the tuner measures a candidate).
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
+          MatrixRef<float> c, const GemmConfig& config, const GemmEpilogue* epilogue = nullptr);
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
+          MatrixRef<double> c, const GemmConfig& config, const GemmEpilogue* epilogue = nullptr);
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const std::int32_t> a,
           MatrixRef<const std::int32_t> b, MatrixRef<std::int32_t> c);
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const std::int64_t> a,
@@ -44,5 +75,7 @@ void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const std::i
 /// set_gemm_variant (the CPU must support the one forced; Best restores).
 enum class GemmVariant { Best, Avx512, Avx2, Baseline };
 void set_gemm_variant(GemmVariant variant);
+/// The variant gemm() runs now (never Best).
+GemmVariant current_gemm_variant();
 
 }  // namespace kiln::jit::kernels

@@ -12,10 +12,12 @@
 
 namespace kiln::jit::kernels {
 
-/// Rows of A up to which gemm() takes this path.
+/// Rows of A up to which the heuristic (default_gemm_config) takes this
+/// path; the tuner may choose it for up to kFewRowsTunable rows.
 inline constexpr std::int64_t kFewRows = 8;
+inline constexpr std::int64_t kFewRowsTunable = 32;
 
-/// C = A · B (then `epilogue` on column blocks) for m <= kFewRows, when A's
+/// C = A · B (then `epilogue` on column blocks) for a few rows m, when A's
 /// rows are contiguous and B's columns are (B = Wᵀ of a row-major W, as a
 /// linear layer has) or B's rows and C's rows are. False, and nothing
 /// written, for other layouts. `variant` is the vector ISA to use (not Best).

@@ -4,8 +4,10 @@
 // the library is not built with -march=native.
 #include <algorithm>
 #include <atomic>
+#include <optional>
 
 #include "jit/threads.h"
+#include "jit/tuning/gemm_tuning.h"
 
 #include "jit/kernels/gemm.h"
 #include "jit/kernels/gemm_blocking.h"
@@ -81,14 +83,18 @@ GemmVariant best_variant() {
   return best;
 }
 
-GemmVariant current_variant() {
+}  // namespace
+
+GemmVariant current_gemm_variant() {
   GemmVariant v = forced_variant.load(std::memory_order_relaxed);
   return v == GemmVariant::Best ? best_variant() : v;
 }
 
+namespace {
+
 template <class T>
 GemmIsa<T> current_isa() {
-  switch (current_variant()) {
+  switch (current_gemm_variant()) {
     case GemmVariant::Avx512: return {gemm_blocking<T>(kAvx512Tile), &macro_avx512<T>};
     case GemmVariant::Avx2: return {gemm_blocking<T>(kAvx2Tile), &macro_avx2<T>};
     default: return {gemm_blocking<T>(kBaselineTile), &macro_baseline<T>};
@@ -125,11 +131,21 @@ void pack_panels(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t
   }
 }
 
+// The blocking `config` asks for, within what the ISA's register tile and
+// this product allow.
+template <class T>
+GemmBlocking blocking_for(const GemmConfig& config, GemmBlocking bl) {
+  if (config.kc > 0) bl.kc = config.kc;
+  if (config.mc > 0) bl.mc = config.mc;
+  if (config.nc > 0) bl.nc = std::max<std::int64_t>(1, config.nc / bl.nr) * bl.nr;
+  return bl;
+}
+
 template <class T>
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
-                 MatrixRef<T> c, const GemmEpilogue* epilogue) {
+                 MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config) {
   const GemmIsa<T> isa = current_isa<T>();
-  const GemmBlocking& bl = isa.blocking;
+  const GemmBlocking bl = blocking_for<T>(config, isa.blocking);
   const bool parallel = m * n * k >= kParallelWork;
   const std::int64_t threads = parallel ? num_threads() : 1;
   // body(i) for i < count: one task each when parallel.
@@ -138,11 +154,26 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
       for (std::int64_t i = begin; i < end; ++i) body(i);
     });
   };
+  // B^T as rows: row j of the transposed block is column j of B.
+  const MatrixRef<const T> bt{b.data, b.col_stride, b.row_stride};
+  auto pack_b = [&](T* dst, std::int64_t pc, std::int64_t kc, std::int64_t jc, std::int64_t nc) {
+    const MatrixRef<const T> block{&bt.at(jc, pc), bt.row_stride, bt.col_stride};
+    pack_panels(dst, block, nc, kc, bl.nr, 0, (nc + bl.nr - 1) / bl.nr);
+  };
 
   const std::int64_t mc_max = std::min(bl.mc, m), kc_max = std::min(bl.kc, k);
+  const std::int64_t col_blocks = (n + bl.nc - 1) / bl.nc;
+  const std::int64_t b_block_elems = (std::min(bl.nc, n) + bl.nr) * kc_max;
   Workspace a_pack(static_cast<std::size_t>((mc_max + bl.mr) * kc_max) * sizeof(T));
+  Workspace b_shared(config.shared_b ? static_cast<std::size_t>(col_blocks * b_block_elems) * sizeof(T) : 0);
   for (std::int64_t pc = 0; pc < k; pc += bl.kc) {
     const std::int64_t kc = std::min(bl.kc, k - pc);
+    // Shared B: every column block of this depth range packed once, in parallel.
+    if (config.shared_b)
+      for_range(col_blocks, [&](std::int64_t block) {
+        const std::int64_t jc = block * bl.nc;
+        pack_b(b_shared.as<T>() + block * b_block_elems, pc, kc, jc, std::min(bl.nc, n - jc));
+      });
     for (std::int64_t ic = 0; ic < m; ic += bl.mc) {
       const std::int64_t mc = std::min(bl.mc, m - ic);
       const std::int64_t a_panels = (mc + bl.mr - 1) / bl.mr;
@@ -153,19 +184,18 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
         pack_panels(a_pack.as<T>(), a_block, mc, kc, bl.mr, g * 8, std::min(a_panels, g * 8 + 8));
       });
       // Tasks: column blocks of nc, split by rows too when there are few.
-      const std::int64_t col_blocks = (n + bl.nc - 1) / bl.nc;
-      const std::int64_t row_splits = std::clamp<std::int64_t>((2 * threads + col_blocks - 1) / col_blocks, 1, a_panels);
+      const std::int64_t wanted_tasks = std::max<std::int64_t>(1, config.tasks_per_thread) * threads;
+      const std::int64_t row_splits = std::clamp<std::int64_t>((wanted_tasks + col_blocks - 1) / col_blocks, 1, a_panels);
       const std::int64_t panels_per_split = (a_panels + row_splits - 1) / row_splits;
       for_range(col_blocks * row_splits, [&](std::int64_t task) {
-        const std::int64_t jc = (task / row_splits) * bl.nc, nc = std::min(bl.nc, n - jc);
+        const std::int64_t block = task / row_splits, jc = block * bl.nc, nc = std::min(bl.nc, n - jc);
         const std::int64_t first = (task % row_splits) * panels_per_split * bl.mr;
         if (first >= mc) return;
         const std::int64_t rows = std::min(mc - first, panels_per_split * bl.mr);
-        Workspace b_pack(static_cast<std::size_t>((nc + bl.nr) * kc) * sizeof(T));
-        // B^T as rows: row j of the transposed block is column jc + j of B.
-        const MatrixRef<const T> bt{&b.at(pc, jc), b.col_stride, b.row_stride};
-        pack_panels(b_pack.as<T>(), bt, nc, kc, bl.nr, 0, (nc + bl.nr - 1) / bl.nr);
-        MacroTile<T> tile{a_pack.as<T>() + first * kc, b_pack.as<T>(), kc, rows, nc, &c.at(ic + first, jc),
+        Workspace b_own(config.shared_b ? 0 : static_cast<std::size_t>((nc + bl.nr) * kc) * sizeof(T));
+        const T* b_panels = config.shared_b ? b_shared.as<T>() + block * b_block_elems : b_own.as<T>();
+        if (!config.shared_b) pack_b(b_own.as<T>(), pc, kc, jc, nc);
+        MacroTile<T> tile{a_pack.as<T>() + first * kc, b_panels, kc, rows, nc, &c.at(ic + first, jc),
                           c.row_stride, c.col_stride, pc > 0};
         if (!epilogue || pc + kc < k) {
           isa.macro(tile);
@@ -188,7 +218,7 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
 
 template <class T>
 void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
-                MatrixRef<T> c, const GemmEpilogue* epilogue) {
+                MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (std::int64_t i = 0; i < m; ++i)
@@ -196,21 +226,52 @@ void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const 
     if (epilogue) epilogue->fn(epilogue->context, 0, m, 0, n);
     return;
   }
-  if (m <= kFewRows && gemm_few_rows(m, n, k, a, b, c, epilogue, current_variant())) return;
-  gemm_packed(m, n, k, a, b, c, epilogue);
+  if (config.few_rows && gemm_few_rows(m, n, k, a, b, c, epilogue, current_gemm_variant())) return;
+  gemm_packed(m, n, k, a, b, c, epilogue, config);
+}
+
+template <class T>
+GemmShape shape_of(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b) {
+  return {static_cast<int>(sizeof(T)), a.col_stride == 1, b.col_stride == 1, m, n, k};
+}
+
+// The tuned config of this product, else the heuristic.
+template <class T>
+GemmConfig config_for(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b) {
+  const GemmShape shape = shape_of(m, n, k, a, b);
+  if (std::optional<GemmConfig> tuned = tuning::tuned_gemm_config(shape)) return *tuned;
+  return default_gemm_config(shape);
 }
 
 }  // namespace
 
 void set_gemm_variant(GemmVariant variant) { forced_variant.store(variant, std::memory_order_relaxed); }
 
+GemmConfig default_gemm_config(const GemmShape& shape) {
+  const GemmBlocking bl = shape.element_bytes == 4 ? current_isa<float>().blocking : current_isa<double>().blocking;
+  GemmConfig config;
+  config.kc = bl.kc;
+  config.nc = bl.nc;
+  config.mc = bl.mc;
+  config.few_rows = shape.m <= kFewRows;
+  return config;
+}
+
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
           MatrixRef<float> c, const GemmEpilogue* epilogue) {
-  gemm_float(m, n, k, a, b, c, epilogue);
+  gemm_float(m, n, k, a, b, c, epilogue, config_for(m, n, k, a, b));
 }
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
           MatrixRef<double> c, const GemmEpilogue* epilogue) {
-  gemm_float(m, n, k, a, b, c, epilogue);
+  gemm_float(m, n, k, a, b, c, epilogue, config_for(m, n, k, a, b));
+}
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
+          MatrixRef<float> c, const GemmConfig& config, const GemmEpilogue* epilogue) {
+  gemm_float(m, n, k, a, b, c, epilogue, config);
+}
+void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
+          MatrixRef<double> c, const GemmConfig& config, const GemmEpilogue* epilogue) {
+  gemm_float(m, n, k, a, b, c, epilogue, config);
 }
 
 }  // namespace kiln::jit::kernels

@@ -9,22 +9,14 @@
 #include <vector>
 
 #include "jit/kernels/gemm.h"
+#include "tests/jit/epilogue_coverage.h"
 #include "jit/kernels/gemm_few_rows.h"
 
 namespace {
 
 using namespace kiln::jit::kernels;
 
-struct Coverage {
-  std::int64_t n;
-  std::vector<int> seen;
-};
-
-void count_block(const void* context, std::int64_t row, std::int64_t rows, std::int64_t col, std::int64_t cols) {
-  auto* cov = static_cast<Coverage*>(const_cast<void*>(context));
-  for (std::int64_t i = row; i < row + rows; ++i)
-    for (std::int64_t j = col; j < col + cols; ++j) ++cov->seen[i * cov->n + j];
-}
+using kgemm::Coverage;
 
 // Multiplies m x k by k x n with B stored transposed (`b_transposed`: B's
 // columns contiguous) or row-major, A's rows contiguous unless `a_strided`.
@@ -44,8 +36,8 @@ void check(std::int64_t m, std::int64_t n, std::int64_t k, bool b_transposed, bo
       for (std::int64_t kk = 0; kk < k; ++kk) s += double(ar.at(i, kk)) * double(br.at(kk, j));
       want[i * n + j] = T(s);
     }
-  Coverage cov{n, std::vector<int>(m * n, 0)};
-  GemmEpilogue epilogue{&count_block, &cov};
+  Coverage cov(m, n);
+  const GemmEpilogue epilogue = cov.epilogue();
   gemm(m, n, k, ar, br, MatrixRef<T>{c.data(), n, 1}, &epilogue);
   for (std::int64_t i = 0; i < m * n; ++i) {
     ASSERT_EQ(c[i], want[i]) << "element " << i;

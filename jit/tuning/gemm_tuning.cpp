@@ -1,0 +1,210 @@
+#include "jit/tuning/gemm_tuning.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <mutex>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+#include "autotune/measure.h"
+#include "autotune/shape_bucket.h"
+#include "jit/kernels/gemm_few_rows.h"
+#include "jit/threads.h"
+#include "jit/tuning/tuning_store.h"
+
+namespace kiln::jit::tuning {
+namespace {
+
+using kernels::GemmConfig;
+using kernels::GemmShape;
+
+// The values of a block knob that differ for an extent: those below it and
+// the first that covers it (every larger one runs the same).
+std::vector<std::int64_t> blocks_for(std::int64_t extent, std::initializer_list<std::int64_t> candidates) {
+  std::vector<std::int64_t> values;
+  for (std::int64_t v : candidates) {
+    values.push_back(v);
+    if (v >= extent) break;
+  }
+  return values;
+}
+
+bool parallel_product(const GemmShape& s) { return s.m * s.n * s.k >= (std::int64_t{1} << 18) && num_threads() > 1; }
+
+template <class T>
+struct Buffers {
+  std::vector<T> a, b, c, reference;
+  kernels::MatrixRef<const T> ar, br;
+  kernels::MatrixRef<T> cr;
+
+  explicit Buffers(const GemmShape& s) : a(s.m * s.k), b(s.k * s.n), c(s.m * s.n), reference(s.m * s.n) {
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    for (T& v : a) v = static_cast<T>(uniform(rng));
+    for (T& v : b) v = static_cast<T>(uniform(rng));
+    ar = s.a_rows_contiguous ? kernels::MatrixRef<const T>{a.data(), s.k, 1}
+                             : kernels::MatrixRef<const T>{a.data(), 1, s.m};
+    br = s.b_rows_contiguous ? kernels::MatrixRef<const T>{b.data(), s.n, 1}
+                             : kernels::MatrixRef<const T>{b.data(), 1, s.k};
+    cr = {c.data(), s.n, 1};
+  }
+};
+
+// `config` as a point of `space`: knobs the space lacks dropped, a block
+// larger than every value offered replaced by the largest (which already
+// covers the product, so it runs alike).
+autotune::Config within(const autotune::ConfigSpace& space, const autotune::Config& config) {
+  autotune::Config point;
+  for (const autotune::Knob& knob : space.knobs()) {
+    const std::int64_t v = config.at(knob.name);
+    const bool offered = std::find(knob.values.begin(), knob.values.end(), v) != knob.values.end();
+    point[knob.name] = offered || v < knob.values.back() ? v : knob.values.back();
+  }
+  return point;
+}
+
+template <class T>
+GemmTuneResult tune(const GemmShape& shape, autotune::SearchOptions options) {
+  GemmTuneResult result;
+  result.key = gemm_key(shape);
+  result.heuristic = kernels::default_gemm_config(shape);
+  Buffers<T> buf(shape);
+  auto run = [&](const GemmConfig& config) {
+    kernels::gemm(shape.m, shape.n, shape.k, buf.ar, buf.br, buf.cr, config);
+  };
+  run(result.heuristic);
+  buf.reference = buf.c;
+  double largest = 0;
+  for (T v : buf.reference) largest = std::max(largest, std::fabs(double(v)));
+  // Summation order changes with kc: allow rounding of that size, no more.
+  const double tolerance = (sizeof(T) == 4 ? 1e-5 : 1e-13) * std::sqrt(double(shape.k)) * std::max(largest, 1.0);
+  auto matches = [&] {
+    for (std::size_t i = 0; i < buf.c.size(); ++i)
+      if (!(std::fabs(double(buf.c[i]) - double(buf.reference[i])) <= tolerance)) return false;
+    return true;
+  };
+  const autotune::MeasureFn measure = [&](const autotune::Config& candidate, int repetitions) -> std::optional<double> {
+    const GemmConfig config = from_config(candidate);
+    std::fill(buf.c.begin(), buf.c.end(), T(0));
+    run(config);
+    if (!matches()) return std::nullopt;
+    return autotune::measure([&] { run(config); }, {1, repetitions, 2.0}).median_seconds;
+  };
+  const autotune::ConfigSpace space = gemm_space(shape);
+  options.seeds.insert(options.seeds.begin(), within(space, to_config(result.heuristic)));
+  result.search = autotune::search(space, measure, options);
+  result.best = result.search.best ? from_config(*result.search.best) : result.heuristic;
+  result.heuristic_point = within(space, to_config(result.heuristic));
+  result.best_point = within(space, to_config(result.best));
+  if (options.cancel && options.cancel->load()) return result;  // the user wants out: no more timing, no store
+
+  // The winner against the heuristic, alternately, so both see the same machine.
+  std::vector<double> best_times, heuristic_times;
+  for (int round = 0; round < 3; ++round) {
+    heuristic_times.push_back(autotune::measure([&] { run(result.heuristic); }, {1, 3, 1.0}).median_seconds);
+    best_times.push_back(autotune::measure([&] { run(result.best); }, {1, 3, 1.0}).median_seconds);
+  }
+  std::sort(best_times.begin(), best_times.end());
+  std::sort(heuristic_times.begin(), heuristic_times.end());
+  result.best_seconds = best_times[1];
+  result.heuristic_seconds = heuristic_times[1];
+  if (result.best_seconds >= result.heuristic_seconds) {
+    result.best = result.heuristic;
+    result.best_point = result.heuristic_point;
+    result.best_seconds = result.heuristic_seconds;
+  }
+  if (std::shared_ptr<autotune::TuningDb> db = tuning_db()) {
+    autotune::TuningEntry entry;
+    entry.config = result.best_point;
+    entry.seconds = result.best_seconds;
+    entry.default_seconds = result.heuristic_seconds;
+    entry.tuning_seconds = result.search.elapsed_seconds;
+    entry.evaluated = result.search.evaluated;
+    entry.tuned_at = static_cast<std::int64_t>(std::time(nullptr));
+    db->store(result.key, entry);
+    bump_tuning_generation();
+    result.stored = true;
+  }
+  return result;
+}
+
+struct Memo {
+  std::mutex mutex;
+  std::uint64_t generation = ~std::uint64_t{0};
+  std::unordered_map<std::string, std::optional<GemmConfig>> configs;
+};
+
+}  // namespace
+
+std::string gemm_key(const GemmShape& shape) {
+  const std::int64_t extents[] = {shape.m, shape.k, shape.n};
+  std::string key = shape.element_bytes == 4 ? "gemm/f32/" : "gemm/f64/";
+  key += shape.a_rows_contiguous ? 'n' : 't';
+  key += shape.b_rows_contiguous ? 'n' : 't';
+  key += "/t" + std::to_string(num_threads()) + "/" + autotune::bucket_key(extents);
+  return key;
+}
+
+autotune::ConfigSpace gemm_space(const GemmShape& exact) {
+  // A function of the key: every product of a bucket gets the same space.
+  GemmShape shape = exact;
+  shape.m = autotune::bucket(exact.m);
+  shape.n = autotune::bucket(exact.n);
+  shape.k = autotune::bucket(exact.k);
+  autotune::ConfigSpace space;
+  space.add("kc", blocks_for(shape.k, {128, 192, 256, 384, 512, 768}));
+  space.add("nc", blocks_for(shape.n, {64, 128, 192, 256, 384, 512, 768, 1024}));
+  space.add("mc", blocks_for(shape.m, {48, 96, 144, 192, 288, 384, 768, 1536}));
+  space.add("shared_b", {0, 1});
+  if (parallel_product(shape)) space.add("tasks_per_thread", {1, 2, 4});
+  if (shape.m <= kernels::kFewRowsTunable) space.add("few_rows", {0, 1});
+  return space;
+}
+
+autotune::Config to_config(const GemmConfig& c) {
+  return {{"kc", c.kc}, {"nc", c.nc}, {"mc", c.mc}, {"shared_b", c.shared_b}, {"tasks_per_thread", c.tasks_per_thread},
+          {"few_rows", c.few_rows}};
+}
+
+GemmConfig from_config(const autotune::Config& config) {
+  GemmConfig c;
+  auto get = [&](const char* name, std::int64_t fallback) {
+    auto it = config.find(name);
+    return it == config.end() ? fallback : it->second;
+  };
+  c.kc = get("kc", c.kc);
+  c.nc = get("nc", c.nc);
+  c.mc = get("mc", c.mc);
+  c.shared_b = get("shared_b", c.shared_b) != 0;
+  c.tasks_per_thread = static_cast<int>(get("tasks_per_thread", c.tasks_per_thread));
+  c.few_rows = get("few_rows", c.few_rows) != 0;
+  return c;
+}
+
+std::optional<GemmConfig> tuned_gemm_config(const GemmShape& shape) {
+  if (!autotune_enabled()) return std::nullopt;
+  static Memo& memo = *new Memo;  // never destroyed: gemm() may run while the process exits
+  const std::string key = gemm_key(shape);
+  std::lock_guard lock(memo.mutex);
+  if (const std::uint64_t now = tuning_generation(); now != memo.generation) {
+    memo.configs.clear();
+    memo.generation = now;
+  }
+  auto it = memo.configs.find(key);
+  if (it != memo.configs.end()) return it->second;
+  std::optional<GemmConfig> found;
+  if (std::shared_ptr<autotune::TuningDb> db = tuning_db())
+    if (std::optional<autotune::TuningEntry> entry = db->lookup(key))
+      if (gemm_space(shape).contains(entry->config)) found = from_config(entry->config);  // else hand-edited or stale
+  memo.configs.emplace(key, found);
+  return found;
+}
+
+GemmTuneResult tune_gemm(const GemmShape& shape, autotune::SearchOptions options) {
+  return shape.element_bytes == 4 ? tune<float>(shape, std::move(options)) : tune<double>(shape, std::move(options));
+}
+
+}  // namespace kiln::jit::tuning

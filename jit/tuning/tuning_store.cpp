@@ -1,0 +1,88 @@
+#include "jit/tuning/tuning_store.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <kiln/version.h>
+
+#include "jit/kernels/gemm.h"
+#include "jit/tier1/disk_cache.h"
+
+namespace kiln::jit::tuning {
+namespace {
+
+const char* variant_name(kernels::GemmVariant v) {
+  switch (v) {
+    case kernels::GemmVariant::Avx512: return "avx512f+fma";
+    case kernels::GemmVariant::Avx2: return "avx2+fma";
+    default: return "baseline";
+  }
+}
+
+autotune::TuningContext context() {
+  return {llvm::sys::getHostCPUName().str(), variant_name(kernels::current_gemm_variant()), kVersion,
+          LLVM_VERSION_STRING};
+}
+
+std::filesystem::path default_file() {
+  if (const char* f = std::getenv("KILN_TUNING_DB"); f && *f) return f;
+  const std::string dir = disk_cache_dir();
+  return dir.empty() ? std::filesystem::path() : std::filesystem::path(dir) / "tuning.json";
+}
+
+struct Store {
+  std::mutex mutex;
+  std::shared_ptr<autotune::TuningDb> db;
+  bool opened = false;
+};
+
+// Never destroyed: kernels may look configs up while the process exits.
+Store& store() {
+  static Store& s = *new Store;
+  return s;
+}
+
+std::atomic<std::uint64_t> generation{0};
+
+}  // namespace
+
+bool autotune_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("KILN_AUTOTUNE");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  return enabled;
+}
+
+std::shared_ptr<autotune::TuningDb> tuning_db() {
+  Store& s = store();
+  std::lock_guard lock(s.mutex);
+  if (!s.opened) {
+    s.opened = true;
+    if (std::filesystem::path file = default_file(); !file.empty())
+      s.db = std::make_shared<autotune::TuningDb>(file, context());
+  }
+  return s.db;
+}
+
+void set_tuning_db_file(const std::filesystem::path& file) {
+  {
+    Store& s = store();
+    std::lock_guard lock(s.mutex);
+    s.opened = true;
+    s.db = std::make_shared<autotune::TuningDb>(file, context());
+  }
+  bump_tuning_generation();
+}
+
+std::uint64_t tuning_generation() { return generation.load(std::memory_order_acquire); }
+void bump_tuning_generation() { generation.fetch_add(1, std::memory_order_acq_rel); }
+
+}  // namespace kiln::jit::tuning

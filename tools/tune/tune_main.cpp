@@ -1,0 +1,185 @@
+// `kiln-tune`, run as `kiln tune ...`: tunes kernels at given shapes on this
+// machine and manages the tuning database. Unlike the rest of the `kiln`
+// program it links libkiln: tuning runs kiln's kernels.
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <kiln/error.h>
+#include <kiln/frontend/runtime.h>
+#include <kiln/tune.h>
+
+#include "tools/format.h"
+#include "tools/tune/progress.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: kiln tune [--budget SECONDS] [--threads N] [--json] [--db PATH] KERNEL SHAPE [KERNEL SHAPE ...]\n"
+    "       kiln tune ls [--json] [--db PATH]\n"
+    "       kiln tune clear [PREFIX] [--db PATH]\n"
+    "  kernels: matmul MxKxN   C[MxN] = A[MxK] B[KxN] (torch::mm)\n"
+    "           linear BxIxO   a linear layer: B rows of I inputs, O outputs (x w^T)\n"
+    "  --budget SECONDS  search time per kernel (default 20); the best found in it is kept\n"
+    "  --threads N       kernel threads to tune for (default: every core); tuned configs are per thread count\n"
+    "  --json            results as JSON on stdout\n"
+    "  --db PATH         the database (default $KILN_TUNING_DB, else tuning.json in the kernel cache directory)\n"
+    "  Ctrl-C stops the search under way; nothing of it is stored and the database stays valid.\n";
+
+std::atomic<bool> g_cancel{false};
+
+extern "C" void on_interrupt(int) {
+  g_cancel.store(true);
+  ::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the program at once
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void print_table(const std::vector<kiln::tune::Result>& results) {
+  using kiln::tools::cell;
+  using kiln::tools::millis;
+  std::cout << cell("KERNEL", 26) << " " << cell("DEFAULT", 10, true) << " " << cell("TUNED", 10, true) << " "
+            << cell("SPEED-UP", 8, true) << " " << cell("GFLOP/S", 8, true) << " " << cell("TUNING", 8, true)
+            << "  CONFIG\n";
+  for (const kiln::tune::Result& r : results) {
+    char speedup[32], gflops[32], tuning[32];
+    std::snprintf(speedup, sizeof speedup, "%.2fx", r.default_ms / r.tuned_ms);
+    std::snprintf(gflops, sizeof gflops, "%.1f", r.gflops);
+    std::snprintf(tuning, sizeof tuning, "%.1f s", r.tuning_seconds);
+    std::cout << cell(r.target.text(), 26) << " " << cell(millis(r.default_ms), 10, true) << " "
+              << cell(millis(r.tuned_ms), 10, true) << " " << cell(speedup, 8, true) << " " << cell(gflops, 8, true)
+              << " " << cell(tuning, 8, true) << "  " << r.config << (r.complete ? "" : " (budget reached)")
+              << (r.stored ? "" : " (not stored: no database)") << "\n";
+  }
+}
+
+void print_json(const std::vector<kiln::tune::Result>& results) {
+  std::cout << "[";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const kiln::tune::Result& r = results[i];
+    std::cout << (i ? ",\n " : "\n ") << "{\"target\": " << quoted(r.target.text()) << ", \"key\": " << quoted(r.key)
+              << ", \"config\": " << quoted(r.config) << ", \"default_config\": " << quoted(r.default_config)
+              << ", \"default_ms\": " << r.default_ms << ", \"tuned_ms\": " << r.tuned_ms
+              << ", \"gflops\": " << r.gflops << ", \"evaluated\": " << r.evaluated
+              << ", \"tuning_seconds\": " << r.tuning_seconds << ", \"complete\": " << (r.complete ? "true" : "false")
+              << ", \"stored\": " << (r.stored ? "true" : "false") << "}";
+  }
+  std::cout << "\n]\n";
+}
+
+int list(bool json) {
+  const std::vector<kiln::tune::Entry> entries = kiln::tune::list();
+  if (json) {
+    std::cout << "[";
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const kiln::tune::Entry& e = entries[i];
+      std::cout << (i ? ",\n " : "\n ") << "{\"key\": " << quoted(e.key) << ", \"config\": " << quoted(e.config)
+                << ", \"default_ms\": " << e.default_ms << ", \"tuned_ms\": " << e.tuned_ms
+                << ", \"tuning_seconds\": " << e.tuning_seconds << ", \"tuned_at\": " << e.tuned_at << "}";
+    }
+    std::cout << "\n]\n";
+    return 0;
+  }
+  using kiln::tools::cell;
+  std::cout << "database " << kiln::tune::database_path() << ": " << entries.size() << " entries\n";
+  if (entries.empty()) return 0;
+  std::cout << cell("KEY", 34) << " " << cell("DEFAULT", 10, true) << " " << cell("TUNED", 10, true) << " "
+            << cell("AGE", 7, true) << "  CONFIG\n";
+  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+  for (const kiln::tune::Entry& e : entries)
+    std::cout << cell(e.key, 34) << " " << cell(kiln::tools::millis(e.default_ms), 10, true) << " "
+              << cell(kiln::tools::millis(e.tuned_ms), 10, true) << " "
+              << cell(kiln::tools::age((now - e.tuned_at) * 1000), 7, true) << "  " << e.config << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  double budget = 20;
+  int threads = 0;
+  bool json = false;
+  std::string db;
+  std::vector<std::string> rest;
+  try {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      const bool has_value = i + 1 < args.size();
+      if (a == "--help" || a == "-h") {
+        std::cout << kUsage;
+        return 0;
+      } else if (a == "--budget" && has_value) {
+        budget = std::stod(args[++i]);
+        if (!(budget > 0)) throw std::invalid_argument("budget");
+      } else if (a == "--threads" && has_value) {
+        threads = std::stoi(args[++i]);
+        if (threads < 1) throw std::invalid_argument("threads");
+      } else if (a == "--db" && has_value) {
+        db = args[++i];
+      } else if (a == "--json") {
+        json = true;
+      } else if (a.rfind("--", 0) == 0) {
+        throw std::invalid_argument(a);
+      } else {
+        rest.push_back(a);
+      }
+    }
+  } catch (const std::exception&) {
+    std::cerr << "kiln tune: bad option\n" << kUsage;
+    return 2;
+  }
+  if (!db.empty()) kiln::tune::use_database(db);
+  if (!rest.empty() && rest[0] == "ls" && rest.size() == 1) return list(json);
+  if (!rest.empty() && rest[0] == "clear" && rest.size() <= 2) {
+    const std::size_t n = kiln::tune::clear(rest.size() == 2 ? rest[1] : "");
+    std::cout << "removed " << n << " entries from " << kiln::tune::database_path() << "\n";
+    return 0;
+  }
+  if (rest.empty() || rest.size() % 2 != 0) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  std::vector<kiln::tune::Target> targets;
+  try {
+    for (std::size_t i = 0; i < rest.size(); i += 2) targets.push_back(kiln::tune::parse_target(rest[i], rest[i + 1]));
+  } catch (const kiln::ValueError& e) {
+    std::cerr << e.what() << "\n";
+    return 2;
+  }
+  if (threads > 0) kiln::set_num_threads(threads);
+  if (kiln::tune::database_path().empty())
+    std::cerr << "kiln tune: no database (KILN_CACHE_DIR=off and no KILN_TUNING_DB): results are not kept\n";
+  ::signal(SIGINT, on_interrupt);
+  std::vector<kiln::tune::Result> results;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    kiln::tools::TuneProgress progress(targets[i].text(), static_cast<int>(i + 1), static_cast<int>(targets.size()));
+    kiln::tune::Options options;
+    options.budget_seconds = budget;
+    options.cancel = &g_cancel;
+    options.on_progress = [&](const kiln::tune::Progress& p) { progress.update(p); };
+    kiln::tune::Result r = kiln::tune::run(targets[i], options);
+    if (g_cancel.load()) {
+      std::fputs("\n", stderr);
+      std::cerr << "kiln tune: interrupted; nothing stored for " << targets[i].text() << "\n";
+      if (!results.empty()) json ? print_json(results) : print_table(results);
+      return 130;
+    }
+    progress.finish(r);
+    results.push_back(std::move(r));
+  }
+  json ? print_json(results) : print_table(results);
+  return 0;
+}
