@@ -40,6 +40,7 @@ const char* to_string(EventKind kind) noexcept {
     case EventKind::Failed: return "failed";
     case EventKind::Evicted: return "evicted";
     case EventKind::Recomputed: return "recomputed";
+    case EventKind::Tuned: return "tuned";
     case EventKind::kCount: break;
   }
   return "?";

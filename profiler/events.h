@@ -23,6 +23,7 @@ enum class EventKind : std::uint8_t {
   Failed,      // a compile failed (detail: why); the kernel stays on tier 0
   Evicted,     // a buffer evicted under the memory budget
   Recomputed,  // an evicted buffer recomputed from its producer
+  Tuned,       // a hot kernel tuned in the background (detail: its tuning key, default and tuned ms)
   kCount
 };
 

@@ -90,6 +90,7 @@ void fill_jit_stats(JitStats& s) {
   s.group_runs_compiled = get(JitEvent::GroupRunCompiled);
   s.group_runs_interpreted = get(JitEvent::GroupRunInterpreted);
   s.dynamic_compiles = get(JitEvent::DynamicCompile);
+  s.tunes_done = get(JitEvent::Tuned);
   s.compiles_in_flight = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.in_flight.load()));
   s.compiles_queued = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.queued.load()));
   std::lock_guard lock(c.mu);

@@ -20,6 +20,7 @@ enum class JitEvent : std::uint8_t {
   GroupRunCompiled,     // a fused group executed by compiled code
   GroupRunInterpreted,  // a fused group executed op by op on tier 0
   DynamicCompile,       // a kernel compiled with run-time sizes for a family of shapes
+  Tuned,                // a hot kernel tuned in the background; its winner is in use
   kCount
 };
 

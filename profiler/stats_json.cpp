@@ -52,6 +52,7 @@ void write_jit(JsonOut& o, const JitStats& j) {
   o.field("group_runs_compiled", j.group_runs_compiled);
   o.field("group_runs_interpreted", j.group_runs_interpreted);
   o.field("dynamic_compiles", j.dynamic_compiles);
+  o.field("tunes_done", j.tunes_done);
   o.field("compile_ms_p50", j.compile_ms_p50);
   o.field("compile_ms_p90", j.compile_ms_p90);
   o.field("compile_ms_p99", j.compile_ms_p99);

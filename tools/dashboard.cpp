@@ -79,7 +79,7 @@ std::vector<std::string> summary(const Snapshot& cur, const Snapshot* prev, cons
                 ")  disk writes " + short_count(num(j["disk_cache_writes"])));
   out.push_back(pad_label("swaps") + "hot swaps " + short_count(num(j["hot_swaps"])) + "  deopts " +
                 short_count(num(j["demoted"])) + "  dynamic-shape kernels " +
-                short_count(num(j["dynamic_compiles"])));
+                short_count(num(j["dynamic_compiles"])) + "  tuned " + short_count(num(j["tunes_done"])));
   double budget = num(s["budget_bytes"]);
   out.push_back(pad_label("memory") + "live " + bytes(num(s["live_bytes"])) + "  peak " +
                 bytes(num(s["peak_bytes"])) + "  budget " + (budget > 0 ? bytes(budget) : "none") + "  pooled " +

@@ -172,9 +172,17 @@ struct DrainAtThreadExit {
   ~DrainAtThreadExit() { CompileQueue::instance().wait(); }
 };
 
-void request_compile(const std::shared_ptr<KernelEntry>& entry, int opt_level) {
+void run_in_background(std::function<void()> job) {
   thread_local DrainAtThreadExit drain;
   (void)drain;
+  if (compile_sync()) {
+    job();
+    return;
+  }
+  CompileQueue::instance().submit(std::move(job));
+}
+
+void request_compile(const std::shared_ptr<KernelEntry>& entry, int opt_level) {
   // An object on disk loads in well under a millisecond: take it now.
   if (opt_level == 1 && entry->fn.load() == nullptr && disk_cache_has(entry->key)) {
     if (CachedKernel cached = disk_cache_load(entry->key, OrcSession::instance()); cached.fn) {
@@ -186,11 +194,7 @@ void request_compile(const std::shared_ptr<KernelEntry>& entry, int opt_level) {
   profiler::count(profiler::JitEvent::CompileRequested);
   profiler::log_event({.kind = profiler::EventKind::Queued, .key = entry->key, .detail = opt_level == 3 ? "O3" : "O1"});
   if (entry->fn.load() == nullptr) entry->state.store(KernelState::Queued);
-  if (compile_sync()) {
-    compile_now(entry, opt_level);
-    return;
-  }
-  CompileQueue::instance().submit([entry, opt_level] { compile_now(entry, opt_level); });
+  run_in_background([entry, opt_level] { compile_now(entry, opt_level); });
 }
 
 void wait_for_compiles() { CompileQueue::instance().wait(); }

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,5 +62,9 @@ class KernelCache {
 void request_compile(const std::shared_ptr<KernelEntry>& entry, int opt_level);
 /// Waits until no compile is queued or running (tests, shutdown, kiln::compile).
 void wait_for_compiles();
+/// Runs `job` in the JIT's background arena after the work queued before
+/// it (the autotuner's online tuning), or at once with KILN_JIT_SYNC=1.
+/// wait_for_compiles() waits for it too.
+void run_in_background(std::function<void()> job);
 
 }  // namespace kiln::jit

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <mutex>
 #include <random>
@@ -13,7 +14,11 @@
 #include "autotune/shape_bucket.h"
 #include "jit/kernels/gemm_few_rows.h"
 #include "jit/threads.h"
+#include "jit/tier1/kernel_cache.h"
 #include "jit/tuning/tuning_store.h"
+#include "profiler/events.h"
+#include "profiler/enabled.h"
+#include "profiler/jit_counters.h"
 
 namespace kiln::jit::tuning {
 namespace {
@@ -131,11 +136,54 @@ GemmTuneResult tune(const GemmShape& shape, autotune::SearchOptions options) {
   return result;
 }
 
+struct OnlineKey {
+  std::uint64_t calls = 0;
+  bool requested = false;
+  std::optional<GemmConfig> winner;
+};
+
+// Configs looked up so far, by key. Dropped when this process changed the
+// database, and once a second, so a running program picks up what a `kiln
+// tune` in another process stored (a lookup costs a stat() of the file).
 struct Memo {
   std::mutex mutex;
   std::uint64_t generation = ~std::uint64_t{0};
+  std::chrono::steady_clock::time_point filled;
   std::unordered_map<std::string, std::optional<GemmConfig>> configs;
+  std::unordered_map<std::string, OnlineKey> online;  // kept: a key is tuned online once per process
 };
+
+// Online tuning (KILN_AUTOTUNE=online): a product run this many times, and
+// large enough that a better config saves more than the lookup costs, is
+// tuned in the background unless the database has it.
+constexpr std::uint64_t kOnlineAfterCalls = 32;
+constexpr std::int64_t kOnlineWork = std::int64_t{1} << 20;
+
+Memo& memo_instance() {
+  static Memo& memo = *new Memo;  // never destroyed: gemm() may run while the process exits
+  return memo;
+}
+
+void tune_in_background(const GemmShape& shape) {
+  run_in_background([shape] {
+    const std::int64_t start = profiler::now_ns();
+    autotune::SearchOptions options;
+    options.budget_seconds = online_budget_seconds();
+    const GemmTuneResult r = tune_gemm(shape, options);
+    {
+      // Used from the next call on, whether or not there is a database to keep it.
+      Memo& memo = memo_instance();
+      std::lock_guard lock(memo.mutex);
+      memo.online[r.key].winner = r.best;
+    }
+    char detail[160];
+    std::snprintf(detail, sizeof detail, "%s: %.3f -> %.3f ms", r.key.c_str(), r.heuristic_seconds * 1e3,
+                  r.best_seconds * 1e3);
+    profiler::count(profiler::JitEvent::Tuned);
+    profiler::log_event({.kind = profiler::EventKind::Tuned, .detail = detail, .start_ns = start,
+                         .duration_ns = profiler::now_ns() - start});
+  });
+}
 
 }  // namespace
 
@@ -185,13 +233,25 @@ GemmConfig from_config(const autotune::Config& config) {
 }
 
 std::optional<GemmConfig> tuned_gemm_config(const GemmShape& shape) {
-  if (!autotune_enabled()) return std::nullopt;
-  static Memo& memo = *new Memo;  // never destroyed: gemm() may run while the process exits
+  const AutotuneMode mode = autotune_mode();
+  if (mode == AutotuneMode::Off) return std::nullopt;
+  Memo& memo = memo_instance();
   const std::string key = gemm_key(shape);
   std::lock_guard lock(memo.mutex);
-  if (const std::uint64_t now = tuning_generation(); now != memo.generation) {
+  if (mode == AutotuneMode::Online) {
+    OnlineKey& online = memo.online[key];
+    if (online.winner) return online.winner;
+    if (!online.requested && ++online.calls >= kOnlineAfterCalls && shape.m * shape.n * shape.k >= kOnlineWork) {
+      online.requested = true;
+      tune_in_background(shape);
+    }
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (const std::uint64_t generation = tuning_generation();
+      generation != memo.generation || now - memo.filled > std::chrono::seconds(1)) {
     memo.configs.clear();
-    memo.generation = now;
+    memo.generation = generation;
+    memo.filled = now;
   }
   auto it = memo.configs.find(key);
   if (it != memo.configs.end()) return it->second;

@@ -26,7 +26,8 @@ autotune::Config to_config(const kernels::GemmConfig& config);
 kernels::GemmConfig from_config(const autotune::Config& config);
 
 /// The tuned config of this product's key, if the database has one (and
-/// KILN_AUTOTUNE is not 0). Remembered per key until the database changes.
+/// KILN_AUTOTUNE is not 0). Remembered per key until this process changes
+/// the database, and for at most a second (another process may tune).
 std::optional<kernels::GemmConfig> tuned_gemm_config(const kernels::GemmShape& shape);
 
 struct GemmTuneResult {

@@ -10,6 +10,7 @@
 #include <llvm/Config/llvm-config.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <kiln/error.h>
 #include <kiln/version.h>
 
 #include "jit/kernels/gemm.h"
@@ -53,12 +54,36 @@ std::atomic<std::uint64_t> generation{0};
 
 }  // namespace
 
-bool autotune_enabled() {
-  static const bool enabled = [] {
+namespace {
+
+std::atomic<AutotuneMode>& mode_setting() {
+  static std::atomic<AutotuneMode> mode = [] {
     const char* v = std::getenv("KILN_AUTOTUNE");
-    return !(v && std::strcmp(v, "0") == 0);
+    if (v && std::strcmp(v, "0") == 0) return AutotuneMode::Off;
+    if (v && std::strcmp(v, "online") == 0) return AutotuneMode::Online;
+    if (v && *v && std::strcmp(v, "1") != 0)
+      throw ValueError(detail::cat("[autotune] KILN_AUTOTUNE='", v, "' must be 0, 1 or online"));
+    return AutotuneMode::Database;
   }();
-  return enabled;
+  return mode;
+}
+
+}  // namespace
+
+AutotuneMode autotune_mode() { return mode_setting().load(std::memory_order_relaxed); }
+void set_autotune_mode(AutotuneMode mode) { mode_setting().store(mode, std::memory_order_relaxed); }
+
+double online_budget_seconds() {
+  static const double budget = [] {
+    const char* v = std::getenv("KILN_AUTOTUNE_BUDGET");
+    if (!v || !*v) return 2.0;
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    if (*end != '\0' || !(s > 0))
+      throw ValueError(detail::cat("[autotune] KILN_AUTOTUNE_BUDGET='", v, "' must be a number of seconds > 0"));
+    return s;
+  }();
+  return budget;
 }
 
 std::shared_ptr<autotune::TuningDb> tuning_db() {

@@ -4,8 +4,15 @@
 // written on another machine or by another build is ignored and rebuilt.
 //
 // Location: KILN_TUNING_DB if set, else tuning.json in the kernel cache's
-// directory (KILN_CACHE_DIR); none when that is off. KILN_AUTOTUNE=0 turns
-// tuned configs off: every kernel runs its heuristic default.
+// directory (KILN_CACHE_DIR); none when that is off.
+//
+// KILN_AUTOTUNE: unset or 1, kernels use what the database holds (tuned by
+// `kiln tune`); 0, every kernel runs its heuristic; `online`, besides, a
+// hot kernel with no entry is tuned in the background while the program
+// runs (KILN_AUTOTUNE_BUDGET seconds each, default 2) and its winner used
+// from then on. Online tuning is not the default because a swapped config
+// changes the order of floating-point sums in the middle of a run: a
+// program's results would depend on when tuning finished.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +23,12 @@
 
 namespace kiln::jit::tuning {
 
-/// False under KILN_AUTOTUNE=0.
-bool autotune_enabled();
+enum class AutotuneMode { Off, Database, Online };
+/// KILN_AUTOTUNE, read once; set_autotune_mode overrides it (tests).
+AutotuneMode autotune_mode();
+void set_autotune_mode(AutotuneMode mode);
+/// Seconds one online tuning may take (KILN_AUTOTUNE_BUDGET, default 2).
+double online_budget_seconds();
 
 /// The database, or null when there is no place for it.
 std::shared_ptr<autotune::TuningDb> tuning_db();

@@ -80,7 +80,7 @@ TEST(SnapshotWriter, EveryStatsFieldIsInTheFile) {
                             "oom_errors"})
     EXPECT_EQ(j[field].kind(), Json::Kind::Number) << field;
   EXPECT_EQ(j["segments_by_reason"].members().size(), kiln::kNumCutReasons);
-  EXPECT_EQ(j["jit"].members().size(), 19u) << "a JitStats field is missing from the snapshot";
+  EXPECT_EQ(j["jit"].members().size(), 20u) << "a JitStats field is missing from the snapshot";
   ASSERT_FALSE(j["top_keys"].items().empty());
   const Json& top = j["top_keys"].items()[0];
   EXPECT_EQ(top["key"].string().size(), 16u);

@@ -61,8 +61,9 @@ struct EventStats {
   /// "cut_site" (a new place cut the trace; detail = reason), "new_key" (first
   /// run of a segment key), "queued", "compiled" (detail = "O1", "O3" or "disk
   /// cache"), "swapped" (new code for a kernel in use), "demoted", "failed"
-  /// (detail = why), "evicted", "recomputed" (reserved for the memory layer,
-  /// which does not evict yet).
+  /// (detail = why), "tuned" (a hot kernel tuned in the background; detail =
+  /// "<tuning key>: <default> -> <tuned> ms"), "evicted", "recomputed"
+  /// (reserved for the memory layer, which does not evict yet).
   const char* kind = nullptr;
   double time_ms = 0;      // since the process started profiling
   double duration_ms = 0;  // of a compile; 0 for instant events
@@ -87,6 +88,7 @@ struct JitStats {
   std::uint64_t group_runs_compiled = 0;     // fused groups run by compiled code (tier 1)
   std::uint64_t group_runs_interpreted = 0;  // fused groups run op by op (tier 0)
   std::uint64_t dynamic_compiles = 0;        // kernels compiled with run-time sizes (shapes that vary)
+  std::uint64_t tunes_done = 0;              // hot kernels tuned while running (KILN_AUTOTUNE=online)
   double compile_ms_p50 = 0, compile_ms_p90 = 0, compile_ms_p99 = 0, compile_ms_max = 0;
   double disk_load_ms_p50 = 0;
   std::vector<std::string> recent_failures;  // why compiles failed, newest last
