@@ -12,6 +12,8 @@
 // Measured on the 2-core AVX-512 machine (sgemm 1024³, one thread): a 6×4
 // vector tile beats 12×2 (188 vs 145 GFLOP/s: fewer loads per FMA) and
 // 8×3; kc 384 beats 256 and 512; a B block of 384 KiB beats 192 and 768.
+// These are the ISA's defaults; default_gemm_config (gemm_float.cpp)
+// shapes them to a product, and a tuned config (jit/tuning) replaces them.
 #pragma once
 
 #include <cstdint>

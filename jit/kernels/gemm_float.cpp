@@ -250,9 +250,13 @@ void set_gemm_variant(GemmVariant variant) { forced_variant.store(variant, std::
 GemmConfig default_gemm_config(const GemmShape& shape) {
   const GemmBlocking bl = shape.element_bytes == 4 ? current_isa<float>().blocking : current_isa<double>().blocking;
   GemmConfig config;
-  config.kc = bl.kc;
-  config.nc = bl.nc;
+  // Depth split into equal blocks of at most 4/3 the ISA's kc (no thin
+  // remainder block), B blocks kept at the ISA's size.
+  const std::int64_t blocks = (shape.k + bl.kc * 4 / 3 - 1) / (bl.kc * 4 / 3);
+  config.kc = std::max<std::int64_t>(1, (shape.k + blocks - 1) / blocks);
+  config.nc = std::max<std::int64_t>(bl.nr, bl.kc * bl.nc / config.kc / bl.nr * bl.nr);
   config.mc = bl.mc;
+  config.shared_b = true;
   config.few_rows = shape.m <= kFewRows;
   return config;
 }
