@@ -1,6 +1,7 @@
 // kiln side by side with LibTorch eager (and hand-written loops where they
 // set a bar): per-op dispatch on tiny tensors, the GELU chain on 64, 1M and
-// 16M floats, reductions, and MLP inference. Rows and checks: workload.h;
+// 16M floats, reductions, MLP inference, and one linear layer with its ReLU
+// at the sizes layers have (linear_relu/BxIxO). Rows and checks: workload.h;
 // SGEMM is gemm_bench.cpp, time to steady state steady_bench.cpp.
 //
 // Every kiln implementation runs twice: kiln_tier0 (JIT off: the
@@ -147,40 +148,46 @@ std::shared_ptr<Workload> layer_norm() {
 
 const std::vector<std::int64_t> kMlpDims = {784, 512, 512, 10};
 
-kiln::Tensor mlp_forward(kiln::Tensor h, const std::vector<kiln::Tensor>& ws, const std::vector<kiln::Tensor>& bs) {
+kiln::Tensor mlp_forward(kiln::Tensor h, const std::vector<kiln::Tensor>& ws, const std::vector<kiln::Tensor>& bs,
+                         bool relu_last = false) {
   for (std::size_t i = 0; i < ws.size(); ++i) {
     h = kiln::nn::functional::linear(h, ws[i], bs[i]);
-    if (i + 1 < ws.size()) h = kiln::relu(h);
+    if (i + 1 < ws.size() || relu_last) h = kiln::relu(h);
   }
   return h;
 }
 
-std::shared_ptr<Workload> mlp(std::int64_t batch) {
+// The MLP of kMlpDims, or with `dims` = {inputs, outputs} one layer with its
+// activation, relu(linear(x, w, b)) (no kiln::compile row: that is the MLP's).
+std::shared_ptr<Workload> mlp(std::int64_t batch, const std::vector<std::int64_t>& dims = kMlpDims) {
   auto w = std::make_shared<Workload>();
+  const bool layer = dims.size() == 2;
   std::vector<kiln::Tensor> ws, bs;
-  torch_peer::Mlp net{kMlpDims, {}, {}};
+  torch_peer::Mlp net{dims, {}, {}, layer};
   double flops = 0;
-  for (std::size_t i = 0; i + 1 < kMlpDims.size(); ++i) {
-    const double scale = 1.0 / std::sqrt(double(kMlpDims[i]));  // keeps activations O(1)
-    ws.push_back(materialized(scale * kiln::randn({kMlpDims[i + 1], kMlpDims[i]})));
-    bs.push_back(materialized(0.1 * kiln::randn({kMlpDims[i + 1]})));
+  for (std::size_t i = 0; i + 1 < dims.size(); ++i) {
+    const double scale = 1.0 / std::sqrt(double(dims[i]));  // keeps activations O(1)
+    ws.push_back(materialized(scale * kiln::randn({dims[i + 1], dims[i]})));
+    bs.push_back(materialized(0.1 * kiln::randn({dims[i + 1]})));
     net.weights.push_back(values(ws.back()));
     net.biases.push_back(values(bs.back()));
-    flops += 2.0 * double(batch * kMlpDims[i] * kMlpDims[i + 1]);
+    flops += 2.0 * double(batch * dims[i] * dims[i + 1]);
   }
-  kiln::Tensor x = materialized(kiln::randn({batch, kMlpDims[0]}));
-  w->name = "mlp_784-512-512-10/batch_" + std::to_string(batch);
-  w->impls = kiln_tiers([x, ws, bs] { return mlp_forward(x, ws, bs); });
+  kiln::Tensor x = materialized(kiln::randn({batch, dims[0]}));
+  w->name = layer ? "linear_relu/" + std::to_string(batch) + "x" + std::to_string(dims[0]) + "x" + std::to_string(dims[1])
+                  : "mlp_784-512-512-10/batch_" + std::to_string(batch);
+  w->impls = kiln_tiers([x, ws, bs, layer] { return mlp_forward(x, ws, bs, layer); });
   w->impls.push_back(peer_impl("torch_eager", torch_peer::mlp(values(x), batch, net)));
   w->reference = 2;
+  w->flops = flops;
+  // Sums of up to 3072 products in different orders: outputs are O(1).
+  w->tol = {2e-4, 1e-5};
+  if (layer) return w;
   // The weights are arguments: a compiled function reads no other tensors.
   auto forward = kiln::compile([](const kiln::Tensor& in, const kiln::Tensor& w0, const kiln::Tensor& b0,
                                   const kiln::Tensor& w1, const kiln::Tensor& b1, const kiln::Tensor& w2,
                                   const kiln::Tensor& b2) { return mlp_forward(in, {w0, w1, w2}, {b0, b1, b2}); });
   w->impls.push_back(kiln_compiled([forward, x, ws, bs]() mutable { return forward(x, ws[0], bs[0], ws[1], bs[1], ws[2], bs[2]); }));
-  // Sums of 784 and 512 products in different orders: outputs are O(1).
-  w->tol = {1e-4, 1e-5};
-  w->flops = flops;
   return w;
 }
 
@@ -195,6 +202,9 @@ void register_all() {
   add_rows(layer_norm(), both, benchmark::kMillisecond);
   add_rows(mlp(1), both, benchmark::kMicrosecond);
   add_rows(mlp(128), both, benchmark::kMicrosecond);
+  for (const std::vector<std::int64_t>& layer : {std::vector<std::int64_t>{32, 512, 512}, {128, 784, 512},
+                                                  {1024, 512, 512}, {256, 3072, 768}})
+    add_rows(mlp(layer[0], {layer[1], layer[2]}), both, benchmark::kMicrosecond);
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ SECTIONS = [  # (workload prefix, title)
     ("reduce/", "Reductions"),
     ("sgemm_", "SGEMM, N x N float32"),
     ("mlp_", "MLP inference 784-512-512-10"),
+    ("linear_relu/", "One linear layer with its ReLU, relu(linear(x, w, b)), batch x inputs x outputs"),
     ("train_", "Training steps: forward + backward with autograd (per step)"),
     ("record_", "Recording with autograd: 32 multiplications on 8 floats (per call; time/op)"),
     ("infer_", "CNN inference in eval mode (per call)"),
@@ -249,6 +250,33 @@ def train_steady_table(programs):
     return lines
 
 
+def tuning_table(results, env):
+    """The GEMM shapes run-benches.sh tuned before the programs ran: the heuristic's time, the tuned time."""
+    runs = sorted((results / "tuning").glob("t*.json"))
+    if not runs:
+        return []
+    head = ["kernel", "thr", "heuristic", "tuned", "tuned vs heuristic", "GFLOP/s", "tuning time", "config"]
+    lines = [f"Tuned with `kiln tune` before the programs ran ({env.get('tuning_seconds', '?')} s for all, "
+             "the budget per shape was `KILN_TUNE_BUDGET` (default 20 s)); the programs read this run's database "
+             "through `KILN_TUNING_DB`. The heuristic is what runs untuned.", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for path in runs:
+        threads = path.stem[1:]
+        try:
+            results_ = json.loads(path.read_text())
+        except json.JSONDecodeError:
+            lines.append(f"| {path.name} | {threads} | **FAILED**: not complete JSON (kiln tune failed?) |")
+            continue
+        for r in results_:
+            lines.append("| " + " | ".join([r["target"], threads, fmt_time(r["default_ms"] / 1e3),
+                                            fmt_time(r["tuned_ms"] / 1e3),
+                                            fmt_ratio(r["default_ms"] / r["tuned_ms"]) if r["tuned_ms"] else "",
+                                            f"{r['gflops']:.0f}", f"{r['tuning_seconds']:.1f} s"
+                                            + ("" if r["complete"] else " (budget)"),
+                                            f"`{r['config']}`"]) + " |")
+    return lines
+
+
 def behind(groups):
     """Every ratio where kiln's steady state is slower than a peer, worst first."""
     out = []
@@ -294,8 +322,11 @@ def machine_lines(env, raw):
     ]
 
 
-def markdown(groups, programs, raw, env):
+def markdown(groups, programs, raw, env, results):
     out = ["### Results", ""] + machine_lines(env, raw) + [""]
+    t = tuning_table(results, env)
+    if t:
+        out += ["#### GEMM tuning on this machine", ""] + t + [""]
     for prefix, title in SECTIONS:
         t = section_table(groups, prefix)
         if t:
@@ -389,7 +420,7 @@ def main(argv):
     steady = {n: summary(r) for rs in programs.values() for n, r in rs.items() if n.startswith("steady/")}
     latest = {"run": env, "rows": rows, "steady": steady, "behind": behind(groups), "programs": raw}
     (results / "latest.json").write_text(json.dumps(latest, indent=1))
-    md = markdown(groups, programs, raw, env)
+    md = markdown(groups, programs, raw, env, results)
     (results / "latest.md").write_text(md)
     svg = plot(groups, results)
     print(md)

@@ -5,11 +5,19 @@
 # and <out>/run-env.txt: the settings, the machine, the load. Runs every
 # program even if one fails (a result mismatch exits non-zero), then exits
 # non-zero if any did.
+#
+# First the GEMM shapes the programs run are tuned on this machine, at 1 and
+# 2 threads, into a database of this run only (<out>/tuning/db.json, read by
+# the programs through KILN_TUNING_DB): kiln's rows are its speed after
+# tuning, and <out>/tuning/t<threads>.json hold the heuristic's and the
+# tuned time of each shape and the tuning time (KILN_TUNE_BUDGET seconds
+# per shape, default 20), which bench-report shows.
 #   scripts/run-benches.sh <build> <out> <min_time>
 set -euo pipefail
 build=$1 out=$2 min_time=$3
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/*.txt
+rm -rf "$out/tuning"
 
 # Peers at their best (bench/README.md, "Settings"): OpenBLAS picks its own
 # kernels (a forced CORETYPE/L2 size is removed), LibTorch's OpenMP threads
@@ -37,6 +45,22 @@ unset_vars=(OPENBLAS_CORETYPE OPENBLAS_L2_SIZE)
 
 unset_args=()
 for v in "${unset_vars[@]}"; do unset_args+=(-u "$v"); done
+
+# The products of gemm_bench (sgemm N^3), epilogue_bench (128x512x512,
+# 1024^3), and the linear layers of peers_bench and training_bench's MLP
+# forward passes (batch x inputs x outputs).
+tune_targets=(matmul 256x256x256 matmul 512x512x512 matmul 1024x1024x1024 matmul 2048x2048x2048
+              matmul 128x512x512 linear 1x784x512 linear 1x512x512 linear 128x784x512 linear 128x512x512
+              linear 32x512x512 linear 1024x512x512 linear 256x3072x768)
+mkdir -p "$out/tuning"
+settings+=(KILN_TUNING_DB="$out/tuning/db.json")
+tune_start=$(date +%s)
+for threads in 1 2; do
+  echo "== kiln tune, $threads thread(s)"
+  env "${unset_args[@]}" "${settings[@]}" "$build/tools/kiln-tune" --threads "$threads" --budget "${KILN_TUNE_BUDGET:-20}" \
+      --json "${tune_targets[@]}" > "$out/tuning/t$threads.json"
+done
+echo "tuning_seconds=$(( $(date +%s) - tune_start ))" >> "$out/run-env.txt"
 failed=()
 found=0
 for b in "$build"/bench/*; do

@@ -137,11 +137,11 @@ std::unique_ptr<Op> mlp(const Floats& x, std::int64_t batch, const Mlp& net) {
     w.push_back(tensor(net.weights[i], {net.dims[i + 1], net.dims[i]}));
     b.push_back(tensor(net.biases[i]));
   }
-  return op([in = tensor(x, {batch, net.dims[0]}), w, b] {
+  return op([in = tensor(x, {batch, net.dims[0]}), w, b, relu_last = net.relu_last] {
     at::Tensor h = in;
     for (std::size_t i = 0; i < w.size(); ++i) {
       h = at::linear(h, w[i], b[i]);
-      if (i + 1 < w.size()) h = at::relu(h);
+      if (i + 1 < w.size() || relu_last) h = at::relu(h);
     }
     return h;
   });

@@ -41,11 +41,13 @@ std::unique_ptr<Op> layer_norm(const Floats& x, std::int64_t rows, std::int64_t 
 /// C = A B, N x N row-major (torch::mm).
 std::unique_ptr<Op> mm(const Floats& a, const Floats& b, std::int64_t n);
 
-/// An MLP of Linear layers with ReLU between them; weights[i] is
+/// An MLP of Linear layers with ReLU between them (and after the last one
+/// when relu_last: one layer with its activation); weights[i] is
 /// [dims[i+1], dims[i]] (LibTorch's Linear layout), biases[i] [dims[i+1]].
 struct Mlp {
   std::vector<std::int64_t> dims;
   std::vector<Floats> weights, biases;
+  bool relu_last = false;
 };
 std::unique_ptr<Op> mlp(const Floats& x, std::int64_t batch, const Mlp& net);
 
