@@ -2,6 +2,7 @@
 #include <ostream>
 #include <sstream>
 
+#include <kiln/profiler/payoff.h>
 #include <kiln/profiler/stats.h>
 
 #include "profiler/counters.h"
@@ -30,12 +31,15 @@ std::ostream& operator<<(std::ostream& out, const Stats& s) {
   }
   t << "\n  keys         " << s.distinct_keys << " distinct\n";
   if (!s.top_keys.empty()) {
-    t << "      key                   runs     ops    total ms  last cut\n";
+    t << "      key                   runs     ops    total ms   payoff ms  break-even  last cut\n";
     for (const KeyStats& k : s.top_keys) {
+      const KeyRuns r{k.runs_tier0, k.runs_tier1, k.tier0_ms, k.tier1_ms, k.compile_ms};
+      const double even = r.break_even_runs();
       t << "      0x" << std::hex << std::setw(16) << std::setfill('0') << k.key << std::dec
         << std::setfill(' ') << std::setw(8) << k.runs << std::setw(8) << k.ops << std::fixed
-        << std::setprecision(3) << std::setw(12) << k.total_ms << "  "
-        << (k.last_reason ? k.last_reason : "?") << "\n";
+        << std::setprecision(3) << std::setw(12) << k.total_ms << std::setw(12) << r.payoff_ms() << std::setw(12)
+        << (even < 0 ? std::string("-") : std::to_string(static_cast<std::uint64_t>(even + 0.999)) + " runs")
+        << "  " << (k.last_reason ? k.last_reason : "?") << "\n";
     }
   }
   t << "  temporaries  " << format_bytes(s.intermediate_bytes) << " allocated inside segments\n";

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <kiln/profiler/payoff.h>
+
 #include "tools/format.h"
 
 namespace kiln::tools {
@@ -107,6 +109,17 @@ std::vector<std::string> failures(const Json& jit, std::size_t room) {
   return out;
 }
 
+// What compiling the key has saved so far net of its compile time ("+12.0 ms",
+// "-3.10 ms"), or "-" until it has run on both tiers.
+std::string payoff(const Json& key) {
+  const KeyRuns r{static_cast<std::uint64_t>(num(key["runs_tier0"])), static_cast<std::uint64_t>(num(key["runs_tier1"])),
+                  num(key["tier0_ms"]), num(key["tier1_ms"]), num(key["compile_ms"])};
+  if (r.runs_tier0 == 0 || r.runs_tier1 == 0) return "-";
+  const double ms = r.payoff_ms();
+  std::string text(ms >= 0 ? "+" : "-");
+  return text.append(millis(ms >= 0 ? ms : -ms));
+}
+
 std::vector<std::string> key_table(const Json& stats, int width, std::size_t rows) {
   std::vector<const Json*> keys;
   for (const Json& k : stats["top_keys"].items()) keys.push_back(&k);
@@ -114,18 +127,18 @@ std::vector<std::string> key_table(const Json& stats, int width, std::size_t row
                    [](const Json* a, const Json* b) { return num((*a)["total_ms"]) > num((*b)["total_ms"]); });
   double total = 0;
   for (const Json* k : keys) total += num((*k)["total_ms"]);
-  int site = std::max(width - 63, 9);
+  int site = std::max(width - 71, 9);
   std::vector<std::string> out;
-  out.push_back(cell("KEY", 16) + " " + cell("RUNS", 8, true) + " " + cell("TIME", 10, true) + " " +
+  out.push_back(cell("KEY", 16) + " " + cell("RUNS", 8, true) + " " + cell("TIME", 9, true) + " " +
                 cell("%TIME", 6, true) + " " + cell("OPS", 5, true) + "  " + cell("STATE", 11) + " " +
-                cell("CALL SITE", site));
+                cell("PAYOFF", 8, true) + " " + cell("CALL SITE", site));
   for (const Json* k : keys) {
     if (out.size() > rows) break;
     const Json& e = *k;
     out.push_back(cell(e["key"].string(), 16) + " " + cell(short_count(num(e["runs"])), 8, true) + " " +
-                  cell(millis(num(e["total_ms"])), 10, true) + " " + cell(percent(num(e["total_ms"]), total), 6, true) +
+                  cell(millis(num(e["total_ms"])), 9, true) + " " + cell(percent(num(e["total_ms"]), total), 6, true) +
                   " " + cell(short_count(num(e["ops"])), 5, true) + "  " + cell(text_or_dash(e["state"]), 11) + " " +
-                  cell(text_or_dash(e["call_site"]), site));
+                  cell(payoff(e), 8, true) + " " + cell(text_or_dash(e["call_site"]), site));
   }
   if (keys.empty()) out.push_back("(no segment has run yet)");
   return out;

@@ -21,7 +21,9 @@ namespace kiln::tune {
 /// A kernel at a shape. Kernels:
 ///   "matmul" m x k x n: C[m×n] = A[m×k] · B[k×n], all row-major (torch::mm);
 ///   "linear" b x i x o: a linear layer's product, x[b×i] · wᵀ with w[o×i]
-///                       (torch::nn::functional::linear), b rows of i inputs.
+///                       (torch::nn::functional::linear), b rows of i inputs;
+///   "matmul_tn" m x k x n: C = Aᵀ · B with A stored k×m (a linear layer's
+///                       weight gradient in backward, dyᵀ · x).
 struct Target {
   std::string kernel;
   std::vector<std::int64_t> shape;

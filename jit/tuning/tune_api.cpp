@@ -13,11 +13,11 @@
 namespace kiln::tune {
 namespace {
 
-// The GEMM a target runs: "matmul" m x k x n with both operands row-major,
-// "linear" b x i x o reading the weight transposed.
+// The GEMM a target runs, m x k x n: "matmul" with both operands row-major,
+// "linear" reading the weight (B) transposed, "matmul_tn" reading A
+// transposed (a linear layer's weight gradient, dyᵀ · x).
 kiln::jit::kernels::GemmShape gemm_shape(const Target& t) {
-  const bool linear = t.kernel == "linear";
-  return {4, true, !linear, t.shape[0], t.shape[2], t.shape[1]};
+  return {4, t.kernel != "matmul_tn", t.kernel != "linear", t.shape[0], t.shape[2], t.shape[1]};
 }
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
@@ -33,12 +33,12 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 
 std::string Target::text() const { return kernel + " " + shape_text(shape); }
 
-std::vector<std::string> kernels() { return {"matmul", "linear"}; }
+std::vector<std::string> kernels() { return {"matmul", "linear", "matmul_tn"}; }
 
 Target parse_target(std::string_view kernel, std::string_view shape) {
   const std::vector<std::string> known = kernels();
   if (std::find(known.begin(), known.end(), kernel) == known.end())
-    throw ValueError("kiln tune: unknown kernel '" + std::string(kernel) + "' (kernels: matmul, linear)");
+    throw ValueError("kiln tune: unknown kernel '" + std::string(kernel) + "' (kernels: matmul, linear, matmul_tn)");
   Target t{std::string(kernel), {}};
   std::string_view rest = shape;
   while (true) {
@@ -55,7 +55,7 @@ Target parse_target(std::string_view kernel, std::string_view shape) {
   }
   if (t.shape.size() != 3)
     throw ValueError("kiln tune: " + std::string(kernel) + " takes 3 extents (" +
-                     (kernel == "matmul" ? "m x k x n" : "batch x inputs x outputs") + "), got '" +
+                     (kernel == "linear" ? "batch x inputs x outputs" : "m x k x n") + "), got '" +
                      std::string(shape) + "'");
   return t;
 }

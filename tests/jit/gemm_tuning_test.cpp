@@ -115,7 +115,11 @@ TEST_F(GemmTuning, PublicApiTunesListsAndClears) {
   EXPECT_EQ(entries[0].key, r.key);
   EXPECT_EQ(entries[0].config, r.config);
   EXPECT_EQ(kiln::tune::database_path(), (dir_ / "tuning.json").string());
+  const kiln::tune::Result tn = kiln::tune::run(kiln::tune::parse_target("matmul_tn", "16x24x20"), options);
+  EXPECT_EQ(tn.key.rfind("gemm/f32/tn/", 0), 0u) << tn.key;  // A read transposed, B row-major
+  EXPECT_EQ(r.key.rfind("gemm/f32/nt/", 0), 0u) << r.key;    // the weight read transposed
   EXPECT_EQ(kiln::tune::clear("gemm/f64/"), 0u);
+  EXPECT_EQ(kiln::tune::clear("gemm/f32/tn/"), 1u);
   EXPECT_EQ(kiln::tune::clear(), 1u);
   EXPECT_TRUE(kiln::tune::list().empty());
 }

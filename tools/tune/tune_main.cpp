@@ -25,6 +25,7 @@ const char* kUsage =
     "       kiln tune clear [PREFIX] [--db PATH]\n"
     "  kernels: matmul MxKxN   C[MxN] = A[MxK] B[KxN] (torch::mm)\n"
     "           linear BxIxO   a linear layer: B rows of I inputs, O outputs (x w^T)\n"
+    "           matmul_tn MxKxN  C = A^T B with A stored KxM (a linear layer's weight gradient)\n"
     "  --budget SECONDS  search time per kernel (default 20); the best found in it is kept\n"
     "  --threads N       kernel threads to tune for (default: every core); tuned configs are per thread count\n"
     "  --json            results as JSON on stdout\n"
