@@ -29,7 +29,8 @@ struct GemmEpilogue {
 
 /// The tunable choices of the floating-point GEMM (the loop nest they
 /// shape is drawn in gemm_blocking.h). Any values are correct; they only
-/// change the speed. Zero blocks mean the ISA's default (gemm_blocking.h).
+/// change the speed. A zero block is the heuristic's choice for the
+/// product (gemm_float.cpp, from the ISA's blocking in gemm_blocking.h).
 struct GemmConfig {
   std::int64_t kc = 0;       // depth of a packed block
   std::int64_t nc = 0;       // columns of a packed B block (rounded to the register tile's width)

@@ -131,13 +131,20 @@ void pack_panels(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t
   }
 }
 
-// The blocking `config` asks for, within what the ISA's register tile and
-// this product allow.
-template <class T>
-GemmBlocking blocking_for(const GemmConfig& config, GemmBlocking bl) {
-  if (config.kc > 0) bl.kc = config.kc;
+// The blocking `config` asks for; a zero block is the heuristic's: the
+// depth split into equal blocks of at most 4/3 the ISA's kc (no thin
+// remainder block), B blocks of the ISA's size in bytes, the ISA's mc.
+GemmBlocking blocking_for(const GemmConfig& config, GemmBlocking bl, std::int64_t k) {
+  const std::int64_t isa_kc = bl.kc, isa_nc = bl.nc;
+  if (config.kc > 0) {
+    bl.kc = config.kc;
+  } else {
+    const std::int64_t most = isa_kc * 4 / 3, blocks = std::max<std::int64_t>(1, (k + most - 1) / most);
+    bl.kc = std::max<std::int64_t>(1, (k + blocks - 1) / blocks);
+  }
+  bl.nc = config.nc > 0 ? config.nc : isa_kc * isa_nc / bl.kc;
+  bl.nc = std::max<std::int64_t>(1, bl.nc / bl.nr) * bl.nr;
   if (config.mc > 0) bl.mc = config.mc;
-  if (config.nc > 0) bl.nc = std::max<std::int64_t>(1, config.nc / bl.nr) * bl.nr;
   return bl;
 }
 
@@ -145,7 +152,7 @@ template <class T>
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
                  MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config) {
   const GemmIsa<T> isa = current_isa<T>();
-  const GemmBlocking bl = blocking_for<T>(config, isa.blocking);
+  const GemmBlocking bl = blocking_for(config, isa.blocking, k);
   const bool parallel = m * n * k >= kParallelWork;
   const std::int64_t threads = parallel ? num_threads() : 1;
   // body(i) for i < count: one task each when parallel.
@@ -248,14 +255,7 @@ GemmConfig config_for(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<
 void set_gemm_variant(GemmVariant variant) { forced_variant.store(variant, std::memory_order_relaxed); }
 
 GemmConfig default_gemm_config(const GemmShape& shape) {
-  const GemmBlocking bl = shape.element_bytes == 4 ? current_isa<float>().blocking : current_isa<double>().blocking;
-  GemmConfig config;
-  // Depth split into equal blocks of at most 4/3 the ISA's kc (no thin
-  // remainder block), B blocks kept at the ISA's size.
-  const std::int64_t blocks = (shape.k + bl.kc * 4 / 3 - 1) / (bl.kc * 4 / 3);
-  config.kc = std::max<std::int64_t>(1, (shape.k + blocks - 1) / blocks);
-  config.nc = std::max<std::int64_t>(bl.nr, bl.kc * bl.nc / config.kc / bl.nr * bl.nr);
-  config.mc = bl.mc;
+  GemmConfig config;  // blocks shaped to the product (blocking_for)
   config.shared_b = true;
   config.few_rows = shape.m <= kFewRows;
   return config;

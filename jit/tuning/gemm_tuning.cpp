@@ -26,10 +26,11 @@ namespace {
 using kernels::GemmConfig;
 using kernels::GemmShape;
 
-// The values of a block knob that differ for an extent: those below it and
-// the first that covers it (every larger one runs the same).
+// The values of a block knob that differ for an extent: 0 (the heuristic's
+// block), those below it and the first that covers it (every larger one
+// runs the same).
 std::vector<std::int64_t> blocks_for(std::int64_t extent, std::initializer_list<std::int64_t> candidates) {
-  std::vector<std::int64_t> values;
+  std::vector<std::int64_t> values{0};
   for (std::int64_t v : candidates) {
     values.push_back(v);
     if (v >= extent) break;
@@ -58,16 +59,11 @@ struct Buffers {
   }
 };
 
-// `config` as a point of `space`: knobs the space lacks dropped, a block
-// larger than every value offered replaced by the largest (which already
-// covers the product, so it runs alike).
+// `config` as a point of `space`: the knobs the space lacks (they do not
+// apply to the product) dropped.
 autotune::Config within(const autotune::ConfigSpace& space, const autotune::Config& config) {
   autotune::Config point;
-  for (const autotune::Knob& knob : space.knobs()) {
-    const std::int64_t v = config.at(knob.name);
-    const bool offered = std::find(knob.values.begin(), knob.values.end(), v) != knob.values.end();
-    point[knob.name] = offered || v < knob.values.back() ? v : knob.values.back();
-  }
+  for (const autotune::Knob& knob : space.knobs()) point[knob.name] = config.at(knob.name);
   return point;
 }
 

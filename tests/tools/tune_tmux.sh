@@ -68,4 +68,11 @@ grep -q "^gemm/f32/nt/" "$work/ls" || { echo "FAIL: ls does not show the linear 
 valid_db 2
 "$kiln" tune matmul 12x12 --db "$db" 2>"$work/bad" && { echo "FAIL: a bad shape was accepted"; exit 1; }
 grep -q "takes 3 extents" "$work/bad" || { echo "FAIL: no error naming the shape"; cat "$work/bad"; exit 1; }
-echo "kiln tune in a terminal and a pipe, Ctrl-C, ls, clear: ok"
+for bad in "--budget -1" "--threads 1.5" "--threads" "--bogus"; do
+  # shellcheck disable=SC2086
+  "$kiln" tune $bad matmul 8x8x8 --db "$db" 2>"$work/bad" && { echo "FAIL: '$bad' was accepted"; exit 1; }
+  grep -qF -- "${bad%% *}" "$work/bad" || { echo "FAIL: the error for '$bad' does not name it:"; cat "$work/bad"; exit 1; }
+done
+KILN_CACHE_DIR=off "$kiln" tune ls 2>"$work/bad" && { echo "FAIL: ls without a database succeeded"; exit 1; }
+grep -q "no tuning database" "$work/bad" || { echo "FAIL: ls without a database does not say so"; exit 1; }
+echo "kiln tune in a terminal and a pipe, Ctrl-C, ls, clear, bad options: ok"

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <string>
@@ -115,34 +116,46 @@ int main(int argc, char** argv) {
   bool json = false;
   std::string db;
   std::vector<std::string> rest;
-  try {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      const bool has_value = i + 1 < args.size();
-      if (a == "--help" || a == "-h") {
-        std::cout << kUsage;
-        return 0;
-      } else if (a == "--budget" && has_value) {
-        budget = std::stod(args[++i]);
-        if (!(budget > 0)) throw std::invalid_argument("budget");
-      } else if (a == "--threads" && has_value) {
-        threads = std::stoi(args[++i]);
-        if (threads < 1) throw std::invalid_argument("threads");
-      } else if (a == "--db" && has_value) {
-        db = args[++i];
-      } else if (a == "--json") {
-        json = true;
-      } else if (a.rfind("--", 0) == 0) {
-        throw std::invalid_argument(a);
-      } else {
-        rest.push_back(a);
-      }
+  std::string bad;  // what is wrong with the options, if anything
+  for (std::size_t i = 0; i < args.size() && bad.empty(); ++i) {
+    const std::string& a = args[i];
+    const bool has_value = i + 1 < args.size();
+    // A number option's value, or "" after recording what is wrong with it.
+    auto number = [&](const char* what, double min, bool whole) {
+      const std::string text = has_value ? args[++i] : "";
+      char* end = nullptr;
+      const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(v >= min) || (whole && v != static_cast<double>(static_cast<long>(v))))
+        bad = a + " needs " + what + ", got '" + text + "'";
+      return v;
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--budget") {
+      budget = number("a number of seconds > 0", 1e-3, false);
+    } else if (a == "--threads") {
+      threads = static_cast<int>(number("a whole number >= 1", 1, true));
+    } else if (a == "--db" && has_value) {
+      db = args[++i];
+    } else if (a == "--json") {
+      json = true;
+    } else if (a.rfind("--", 0) == 0) {
+      bad = "unknown option '" + a + "'";
+    } else {
+      rest.push_back(a);
     }
-  } catch (const std::exception&) {
-    std::cerr << "kiln tune: bad option\n" << kUsage;
+  }
+  if (!bad.empty()) {
+    std::cerr << "kiln tune: " << bad << "\n" << kUsage;
     return 2;
   }
   if (!db.empty()) kiln::tune::use_database(db);
+  const bool manage = !rest.empty() && ((rest[0] == "ls" && rest.size() == 1) || (rest[0] == "clear" && rest.size() <= 2));
+  if (manage && kiln::tune::database_path().empty()) {
+    std::cerr << "kiln tune: no tuning database (KILN_CACHE_DIR=off and no KILN_TUNING_DB; or give --db PATH)\n";
+    return 1;
+  }
   if (!rest.empty() && rest[0] == "ls" && rest.size() == 1) return list(json);
   if (!rest.empty() && rest[0] == "clear" && rest.size() <= 2) {
     const std::size_t n = kiln::tune::clear(rest.size() == 2 ? rest[1] : "");
