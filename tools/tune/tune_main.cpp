@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include <kiln/tune.h>
 
 #include "tools/format.h"
+#include "tools/tune/peer.h"
 #include "tools/tune/progress.h"
 
 namespace {
@@ -30,6 +32,7 @@ const char* kUsage =
     "  --budget SECONDS  search time per kernel (default 20); the best found in it is kept\n"
     "  --threads N       kernel threads to tune for (default: every core); tuned configs are per thread count\n"
     "  --json            results as JSON on stdout\n"
+    "  Where OpenBLAS is installed (libopenblas.so.0), its sgemm is timed on each shape too (OPENBLAS column).\n"
     "  --db PATH         the database (default $KILN_TUNING_DB, else tuning.json in the kernel cache directory)\n"
     "  Ctrl-C stops the search under way; nothing of it is stored and the database stays valid.\n";
 
@@ -49,36 +52,67 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-void print_table(const std::vector<kiln::tune::Result>& results) {
+// A tuned result and its peer's time (OpenBLAS, when installed).
+struct Row {
+  kiln::tune::Result result;
+  std::optional<double> peer_ms;
+};
+
+std::string ratio(double x) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.2fx", x);
+  return s;
+}
+
+void print_table(const std::vector<Row>& rows) {
   using kiln::tools::cell;
   using kiln::tools::millis;
   std::cout << cell("KERNEL", 26) << " " << cell("DEFAULT", 10, true) << " " << cell("TUNED", 10, true) << " "
-            << cell("SPEED-UP", 8, true) << " " << cell("GFLOP/S", 8, true) << " " << cell("TUNING", 8, true)
-            << "  CONFIG\n";
-  for (const kiln::tune::Result& r : results) {
-    char speedup[32], gflops[32], tuning[32];
-    std::snprintf(speedup, sizeof speedup, "%.2fx", r.default_ms / r.tuned_ms);
+            << cell("SPEED-UP", 8, true) << " " << cell("GFLOP/S", 8, true) << " " << cell("OPENBLAS", 10, true)
+            << " " << cell("VS BLAS", 8, true) << " " << cell("TUNING", 8, true) << "  CONFIG\n";
+  for (const Row& row : rows) {
+    const kiln::tune::Result& r = row.result;
+    char gflops[32], tuning[32];
     std::snprintf(gflops, sizeof gflops, "%.1f", r.gflops);
     std::snprintf(tuning, sizeof tuning, "%.1f s", r.tuning_seconds);
     std::cout << cell(r.target.text(), 26) << " " << cell(millis(r.default_ms), 10, true) << " "
-              << cell(millis(r.tuned_ms), 10, true) << " " << cell(speedup, 8, true) << " " << cell(gflops, 8, true)
-              << " " << cell(tuning, 8, true) << "  " << r.config << (r.complete ? "" : " (budget reached)")
+              << cell(millis(r.tuned_ms), 10, true) << " " << cell(ratio(r.default_ms / r.tuned_ms), 8, true) << " "
+              << cell(gflops, 8, true) << " " << cell(row.peer_ms ? millis(*row.peer_ms) : "-", 10, true) << " "
+              << cell(row.peer_ms ? ratio(*row.peer_ms / r.tuned_ms) : "-", 8, true) << " " << cell(tuning, 8, true)
+              << "  " << r.config << (r.complete ? "" : " (budget reached)")
               << (r.stored ? "" : " (not stored: no database)") << "\n";
   }
+  if (!rows.empty() && !rows.front().peer_ms)
+    std::cout << "(OPENBLAS: libopenblas.so.0 is not installed; VS BLAS > 1: kiln is faster)\n";
 }
 
-void print_json(const std::vector<kiln::tune::Result>& results) {
+void print_json(const std::vector<Row>& rows) {
   std::cout << "[";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const kiln::tune::Result& r = results[i];
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const kiln::tune::Result& r = rows[i].result;
     std::cout << (i ? ",\n " : "\n ") << "{\"target\": " << quoted(r.target.text()) << ", \"key\": " << quoted(r.key)
               << ", \"config\": " << quoted(r.config) << ", \"default_config\": " << quoted(r.default_config)
               << ", \"default_ms\": " << r.default_ms << ", \"tuned_ms\": " << r.tuned_ms
               << ", \"gflops\": " << r.gflops << ", \"evaluated\": " << r.evaluated
               << ", \"tuning_seconds\": " << r.tuning_seconds << ", \"complete\": " << (r.complete ? "true" : "false")
-              << ", \"stored\": " << (r.stored ? "true" : "false") << "}";
+              << ", \"stored\": " << (r.stored ? "true" : "false") << ", \"openblas_ms\": ";
+    if (rows[i].peer_ms) std::cout << *rows[i].peer_ms;
+    else std::cout << "null";
+    std::cout << "}";
   }
   std::cout << "\n]\n";
+}
+
+// The peers, timed after all tuning (OpenBLAS's threads keep spinning for a
+// while after a call and would slow the searches down).
+// `threads` 0: no peers (the user interrupted the run and wants out).
+std::vector<Row> with_peers(std::vector<kiln::tune::Result> results, int threads) {
+  std::vector<Row> rows;
+  for (kiln::tune::Result& r : results) {
+    std::optional<double> peer = threads > 0 ? kiln::tools::openblas_ms(r.target, threads) : std::nullopt;
+    rows.push_back({std::move(r), peer});
+  }
+  return rows;
 }
 
 int list(bool json) {
@@ -188,12 +222,13 @@ int main(int argc, char** argv) {
     if (g_cancel.load()) {
       std::fputs("\n", stderr);
       std::cerr << "kiln tune: interrupted; nothing stored for " << targets[i].text() << "\n";
-      if (!results.empty()) json ? print_json(results) : print_table(results);
+      if (!results.empty()) json ? print_json(with_peers(results, 0)) : print_table(with_peers(results, 0));
       return 130;
     }
     progress.finish(r);
     results.push_back(std::move(r));
   }
-  json ? print_json(results) : print_table(results);
+  const std::vector<Row> rows = with_peers(std::move(results), threads > 0 ? threads : kiln::get_num_threads());
+  json ? print_json(rows) : print_table(rows);
   return 0;
 }
