@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `kiln tune` in a real terminal and in a pipe: in a detached 100x24 tmux
+# `kiln tune` in a real terminal and in a pipe: in a detached 160x24 tmux
 # session it draws a progress bar and ends with a table of every target;
 # Ctrl-C during a search stops it with status 130, storing nothing of it
 # and leaving the database valid; without a terminal the progress is plain
@@ -13,7 +13,7 @@ db=$work/tuning.json
 
 tm() { tmux -L "kiln-tune-test-$$" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
-tm new-session -d -x 100 -y 24 -s tune "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=\$HOME bash --norc --noprofile"
+tm new-session -d -x 160 -y 24 -s tune "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=\$HOME bash --norc --noprofile"
 tm set-option -t tune status off >/dev/null
 
 # Waits (up to $2 s, default 30) until the pane shows $1.
