@@ -30,7 +30,7 @@ void write_key(JsonOut& o, const KeyStats& k) {
   o.field("call_site", k.call_site);
   if (std::optional<KeyPlan> plan = plan_of(k.key)) {
     o.field("plan", plan->text);
-    o.begin_array("kernels");
+    o.begin_array("kernel_keys");
     for (std::uint64_t kernel : plan->kernels) o.key({}, kernel);
     o.end_array();
   }

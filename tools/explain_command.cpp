@@ -33,7 +33,7 @@ std::vector<Match> find(const Json& stats, const std::string& prefix) {
   for (const Json& seg : stats["top_keys"].items()) {
     std::string k = seg["key"].string();
     if (k.rfind(prefix, 0) == 0) out.push_back({&seg, k, false, -1});
-    const auto& kernels = seg["kernels"].items();
+    const auto& kernels = seg["kernel_keys"].items();
     for (std::size_t g = 0; g < kernels.size(); ++g)
       if (kernels[g].string().rfind(prefix, 0) == 0) out.push_back({&seg, kernels[g].string(), true, static_cast<int>(g)});
   }
@@ -86,7 +86,7 @@ void explain_segment(const Json& doc, const Json& seg) {
     return;
   }
   std::cout << seg["plan"].string();
-  for (const Json& k : seg["kernels"].items()) print_dumps(doc, k.string(), false);
+  for (const Json& k : seg["kernel_keys"].items()) print_dumps(doc, k.string(), false);
 }
 
 void explain_kernel(const Json& doc, const Match& m) {

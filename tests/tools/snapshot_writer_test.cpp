@@ -123,7 +123,7 @@ TEST(Explain, ShowsThePlanOfAHotSegmentAndItsKernels) {
   for (const Json& k : snap.stats()["top_keys"].items())
     if (k.has("plan") && k["plan"].string().find("amin") != std::string::npos) planned = &k;
   ASSERT_NE(planned, nullptr) << snap.text;
-  ASSERT_FALSE((*planned)["kernels"].items().empty());
+  ASSERT_FALSE((*planned)["kernel_keys"].items().empty());
 
   testing::internal::CaptureStdout();
   EXPECT_EQ(explain_command({(*planned)["key"].string(), "--stats", path}), 0);
@@ -132,7 +132,7 @@ TEST(Explain, ShowsThePlanOfAHotSegmentAndItsKernels) {
   EXPECT_NE(segment.find("group 0: kernel"), std::string::npos) << segment;
   EXPECT_NE(segment.find("not kept"), std::string::npos) << segment;
 
-  std::string kernel = (*planned)["kernels"].items()[0].string();
+  std::string kernel = (*planned)["kernel_keys"].items()[0].string();
   testing::internal::CaptureStdout();
   EXPECT_EQ(explain_command({kernel.substr(0, 8), "--stats", path}), 0);
   std::string out = testing::internal::GetCapturedStdout();
