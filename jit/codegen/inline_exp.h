@@ -5,9 +5,10 @@
 // call. Cephes' expf: n = round(x / ln 2), r = x - n ln 2 in two parts, a
 // degree-7 polynomial of r, times 2^n applied in two halves (so that
 // results near the overflow and subnormal ends scale without overflowing
-// the exponent field). At most 1.02 ulp from the correctly rounded result
-// over the normal range (checked exhaustively against double exp); +inf
-// above 88.72, 0 below -103.98, NaN stays NaN. Private to jit/codegen.
+// the exponent field); the polynomial by Estrin's scheme, three fmas deep.
+// At most 1.04 ulp from the correctly rounded result over the normal range
+// (checked against double exp on every 13th float); +inf above 88.72, 0
+// below -103.98, NaN stays NaN. Private to jit/codegen.
 #pragma once
 
 #include <llvm/IR/Value.h>

@@ -90,7 +90,8 @@ KernelPhases plan_phases(const KernelSpec& spec) {
   auto keep = [&](std::size_t i, int from) {
     if (p.cache_loop[i] >= 0) return true;
     const KernelInstr& instr = spec.instrs[i];
-    if (from < 0 || spec.row_dims == 0 || !calls_math_function(instr) || !is_floating_point(instr.out_dtype)) return false;
+    if (from < 0 || spec.row_dims == 0 || !calls_math_function(instr)) return false;
+    if (!is_floating_point(instr.out_dtype)) return false;
     const std::int64_t bytes = p.row_elements * static_cast<std::int64_t>(element_size(instr.out_dtype));
     if (cache_bytes + bytes > kRowCacheBytes) return false;
     cache_bytes += bytes;
