@@ -74,7 +74,8 @@ Accumulator make_accumulator(IrContext& ir, const KernelInstr& r) {
   Accumulator acc;
   acc.value = ir.b.CreateAlloca(ir.value_type(accumulator_dtype(r)), nullptr, "acc");
   if (is_arg(r)) acc.position = ir.b.CreateAlloca(ir.b.getInt64Ty(), nullptr, "acc.pos");
-  if (r.op == OpId::Sum && r.dtype == kFloat32 && accumulator_dtype(r) == kFloat64)
+  // Only for float32 results: a float32 sum asked for in float64 keeps the double accumulation.
+  if (r.op == OpId::Sum && r.dtype == kFloat32 && r.out_dtype == kFloat32 && accumulator_dtype(r) == kFloat64)
     acc.block = ir.b.CreateAlloca(ir.b.getFloatTy(), nullptr, "acc.block");
   return acc;
 }

@@ -11,7 +11,7 @@
 // amin fold with llvm.maximum/minimum, which order -0 below +0 where tier
 // 0 keeps the first of two equal zeros.
 //
-// A float32 sum accumulates in blocks (kSumBlock elements of the inner
+// A float32 sum with a float32 result accumulates in blocks (kSumBlock elements of the inner
 // loop): each block in float, in vector lanes the vectorizer combines by a
 // tree at the block's end, and the block's sum is added to the double
 // accumulator. A block's lanes fold at most kSumBlock / 32 elements each,
