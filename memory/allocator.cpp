@@ -4,6 +4,8 @@
 #include <mutex>
 #include <string_view>
 
+#include <sys/mman.h>
+
 #include <kiln/error.h>
 #include <kiln/memory/memory.h>
 
@@ -31,6 +33,7 @@ constinit std::atomic<bool> g_budget_known{false};
 constinit std::mutex g_budget_mutex;
 
 constexpr const char* kBudgetVariable = "KILN_MEMORY_BUDGET";
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 [[gnu::noinline]] void read_budget_variable() {
   std::lock_guard lock(g_budget_mutex);
@@ -96,11 +99,18 @@ void* allocate_fresh(std::size_t request, std::size_t capacity) {
   const std::size_t budget = g_budget.load(std::memory_order_relaxed);
   if (budget != 0 && g_live.load(std::memory_order_relaxed) + pooled_bytes() > budget) trim();
 
-  void* ptr = std::aligned_alloc(kAlignment, capacity);
+  // Blocks of a huge page or more start on a huge page and are offered to
+  // transparent huge pages (where the system leaves THP to madvise): a pass
+  // over a large tensor then walks one page table entry per 2 MiB instead
+  // of per 4 KiB. Streaming a 64 MiB float sum on one thread of the 2-core
+  // AVX2 EPYC: 5.4-6.0 ms on 4 KiB pages, 4.3-4.4 ms on huge pages.
+  const std::size_t alignment = capacity >= kHugePage ? kHugePage : kAlignment;
+  void* ptr = std::aligned_alloc(alignment, capacity);
   if (ptr == nullptr) {
     trim();
-    ptr = std::aligned_alloc(kAlignment, capacity);
+    ptr = std::aligned_alloc(alignment, capacity);
   }
+  if (ptr != nullptr && alignment == kHugePage) madvise(ptr, capacity / kHugePage * kHugePage, MADV_HUGEPAGE);
   if (ptr == nullptr) {
     unreserve(capacity);
     out_of_memory(request, capacity,

@@ -1,6 +1,6 @@
 // Floating-point math emitters (jit/kernels/unary.cpp, Pow of binary.cpp):
 // libm calls the loop vectorizer maps to libmvec (codegen/vector_math.h),
-// and the composite ops written exactly as their tier-0 formulas, operation
+// exp inline (codegen/inline_exp.h), and the composite ops written exactly as their tier-0 formulas, operation
 // for operation, so that rounding matches.
 #include <numbers>
 #include <string>
@@ -8,6 +8,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include "jit/codegen/emit_ops.h"
+#include "jit/codegen/inline_exp.h"
 
 namespace kiln::jit::codegen {
 namespace {
@@ -68,7 +69,6 @@ llvm::Function* integer_pow_function(IrContext& ir, llvm::Type* type) {
 
 const char* libm_name(OpId op) {
   switch (op) {
-    case OpId::Exp: return "exp";
     case OpId::Log: return "log";
     case OpId::Log1p: return "log1p";
     case OpId::Sin: return "sin";
@@ -90,6 +90,7 @@ llvm::Value* emit_math(IrContext& ir, const KernelInstr& instr, llvm::ArrayRef<l
   if (instr.op == OpId::Trunc) return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x);
   if (instr.op == OpId::Rsqrt)
     return ir.b.CreateFDiv(ir.constant(instr.dtype, 1), ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
+  if (instr.op == OpId::Exp) return emit_exp(ir, instr.dtype, x);
   const char* name = libm_name(instr.op);
   KILN_CHECK(name != nullptr, trace::name(instr.op), " is not a math function");
   return ir.call_math(name, instr.dtype, {x});
@@ -98,7 +99,7 @@ llvm::Value* emit_math(IrContext& ir, const KernelInstr& instr, llvm::ArrayRef<l
 // 1 / (1 + exp(-x))
 llvm::Value* emit_sigmoid(IrContext& ir, const KernelInstr& instr, llvm::ArrayRef<llvm::Value*> args) {
   llvm::Value* one = ir.constant(instr.dtype, 1);
-  llvm::Value* e = ir.call_math("exp", instr.dtype, {ir.b.CreateFNeg(args[0])});
+  llvm::Value* e = emit_exp(ir, instr.dtype, ir.b.CreateFNeg(args[0]));
   return ir.b.CreateFDiv(one, ir.b.CreateFAdd(one, e));
 }
 

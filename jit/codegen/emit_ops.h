@@ -2,7 +2,8 @@
 // entry per op of trace/ops.def; ops that cannot be fused have none). Each
 // emitter reproduces its tier-0 kernel (jit/kernels/) bit for bit, except
 // that the transcendental functions may be replaced by libmvec's vector
-// variants (at most 4 ulp from the scalar libm result).
+// variants (at most 4 ulp from the scalar libm result), and float32 exp by
+// inline code (codegen/inline_exp.h, at most 1.04 ulp).
 // Private to jit/codegen (LLVM inside).
 #pragma once
 

@@ -74,7 +74,21 @@ Accumulator make_accumulator(IrContext& ir, const KernelInstr& r) {
   Accumulator acc;
   acc.value = ir.b.CreateAlloca(ir.value_type(accumulator_dtype(r)), nullptr, "acc");
   if (is_arg(r)) acc.position = ir.b.CreateAlloca(ir.b.getInt64Ty(), nullptr, "acc.pos");
+  // Only for float32 results: a float32 sum asked for in float64 keeps the double accumulation.
+  if (r.op == OpId::Sum && r.dtype == kFloat32 && r.out_dtype == kFloat32 && accumulator_dtype(r) == kFloat64)
+    acc.block = ir.b.CreateAlloca(ir.b.getFloatTy(), nullptr, "acc.block");
   return acc;
+}
+
+void begin_block(IrContext& ir, const KernelInstr&, const Accumulator& acc) {
+  if (acc.block) ir.b.CreateStore(ir.constant(kFloat32, 0), acc.block);
+}
+
+void end_block(IrContext& ir, const KernelInstr& r, const Accumulator& acc) {
+  if (!acc.block) return;
+  llvm::Value* block = ir.b.CreateLoad(ir.b.getFloatTy(), acc.block);
+  llvm::Value* current = ir.b.CreateLoad(ir.value_type(kFloat64), acc.value);
+  ir.b.CreateStore(fold(ir, r, current, convert(ir, block, kFloat32, kFloat64)), acc.value);
 }
 
 void reset(IrContext& ir, const KernelInstr& r, const Accumulator& acc) {
@@ -88,6 +102,11 @@ void reset(IrContext& ir, const KernelInstr& r, const Accumulator& acc) {
 
 void accumulate(IrContext& ir, const KernelInstr& r, const Accumulator& acc, llvm::Value* value, llvm::Value* position) {
   const ScalarType t = accumulator_dtype(r);
+  if (acc.block) {
+    llvm::Value* block = ir.b.CreateLoad(ir.b.getFloatTy(), acc.block);
+    ir.b.CreateStore(reassociable(ir.b.CreateFAdd(block, value)), acc.block);
+    return;
+  }
   llvm::Value* current = ir.b.CreateLoad(ir.value_type(t), acc.value);
   if (!is_arg(r)) {
     ir.b.CreateStore(fold(ir, r, current, convert(ir, value, r.dtype, t)), acc.value);

@@ -10,7 +10,18 @@
 // of additions differs from tier 0's, not the accumulation type. Amax and
 // amin fold with llvm.maximum/minimum, which order -0 below +0 where tier
 // 0 keeps the first of two equal zeros.
+//
+// A float32 sum with a float32 result accumulates in blocks (kSumBlock elements of the inner
+// loop): each block in float, in vector lanes the vectorizer combines by a
+// tree at the block's end, and the block's sum is added to the double
+// accumulator. A block's lanes fold at most kSumBlock / 32 elements each,
+// so its error stays within a few float ulps of the block's sum of
+// magnitudes, while the inner loop is a plain float add (no conversion to
+// double, half the vector registers).
 #pragma once
+
+#include <cstdint>
+
 
 #include <llvm/IR/Value.h>
 
@@ -19,9 +30,13 @@
 
 namespace kiln::jit::codegen {
 
+/// Elements of the inner loop per block of a blocked float32 sum.
+inline constexpr std::int64_t kSumBlock = 256;
+
 struct Accumulator {
   llvm::Value* value = nullptr;     // slot of accumulator_dtype
   llvm::Value* position = nullptr;  // slot of int64 (arg reductions only)
+  llvm::Value* block = nullptr;     // slot of float (blocked float32 sums only)
 };
 
 /// Stack slots for `reduction`, created at the builder's position (the entry block).
@@ -31,6 +46,10 @@ void reset(IrContext& ir, const KernelInstr& reduction, const Accumulator& acc);
 /// Folds `value` (of reduction.dtype) found at `position` into `acc`.
 void accumulate(IrContext& ir, const KernelInstr& reduction, const Accumulator& acc, llvm::Value* value,
                 llvm::Value* position);
+/// Blocked sums: starts a block (its float sum at 0), and adds the block's
+/// sum to the accumulator. No-ops for the other accumulators.
+void begin_block(IrContext& ir, const KernelInstr& reduction, const Accumulator& acc);
+void end_block(IrContext& ir, const KernelInstr& reduction, const Accumulator& acc);
 /// The reduced value, of reduction.out_dtype.
 llvm::Value* result(IrContext& ir, const KernelInstr& reduction, const Accumulator& acc);
 /// Writes the accumulator to the PartialSlot at `slot`.

@@ -71,6 +71,11 @@ class Lowering {
   void row(llvm::Value* row_index, llvm::Value* first, llvm::Value* end);
   void loop(int phase, llvm::Value* first, llvm::Value* end);
   void element(int phase, llvm::Value* position, llvm::Value* j, llvm::MDNode* group);
+  llvm::Value* row_cache_slot(std::size_t i, llvm::Value* position);
+  bool blocked(int phase) const;
+  bool prefetches(int phase) const;
+  void blocks(int phase, bool begin);
+  void prefetch_next_row(llvm::Value* jb);
 
   const KernelSpec& spec_;
   const KernelPhases phases_;
@@ -85,6 +90,7 @@ class Lowering {
   std::vector<llvm::Value*> loaded_;   // inputs loaded in the current inner iteration
   std::vector<llvm::Value*> values_;   // instruction results (row-level: of the current row)
   std::vector<Accumulator> accumulators_;  // per instruction (reductions only)
+  std::vector<llvm::Value*> row_cache_;    // per instruction: its row buffer (kept costly values only)
   std::map<std::pair<std::int32_t, ScalarType>, llvm::Value*> scalars_;  // converted once, in the entry block
 };
 
@@ -133,8 +139,68 @@ void Lowering::load_invariants(llvm::Function* f) {
     }
   }
   accumulators_.resize(spec_.instrs.size());
-  for (std::size_t i = 0; i < spec_.instrs.size(); ++i)
+  row_cache_.assign(spec_.instrs.size(), nullptr);
+  for (std::size_t i = 0; i < spec_.instrs.size(); ++i) {
     if (is_reduction(spec_.instrs[i].op)) accumulators_[i] = make_accumulator(ir_, spec_.instrs[i]);
+    if (phases_.cache_loop[i] < 0) continue;
+    llvm::Type* type = llvm::ArrayType::get(ir_.value_type(spec_.instrs[i].out_dtype), phases_.row_elements);
+    llvm::AllocaInst* buffer = builder_.CreateAlloca(type, nullptr, "row.cache" + std::to_string(i));
+    buffer->setAlignment(llvm::Align(64));
+    row_cache_[i] = buffer;
+  }
+}
+
+llvm::Value* Lowering::row_cache_slot(std::size_t i, llvm::Value* position) {
+  return builder_.CreateInBoundsGEP(ir_.value_type(spec_.instrs[i].out_dtype), row_cache_[i], position);
+}
+
+// Whether loop `phase` folds a blocked sum (emit_reduce.h) or prefetches:
+// its inner loop then runs in blocks of kSumBlock elements.
+bool Lowering::blocked(int phase) const {
+  if (prefetches(phase)) return true;
+  for (std::size_t i = 0; i < spec_.instrs.size(); ++i)
+    if (accumulators_[i].block && phases_.depth[i] == phase + 1) return true;
+  return false;
+}
+
+// A row kernel over rows of one dim with two loops or more, whose rows
+// span at most kRowCacheBytes per operand: its next-to-last loop (softmax's
+// sum of exp, a layer norm's variance), which computes from what the first
+// loop brought into the cache, prefetches the next row of every operand
+// read or written along the row, so that the next row's first loop and its
+// stores do not wait for memory.
+bool Lowering::prefetches(int phase) const {
+  return row_kernel() && spec_.row_dims == 1 && phases_.loops >= 2 && phase == phases_.loops - 2 &&
+         phases_.row_elements * 8 <= kRowCacheBytes;
+}
+
+// The lines of block [jb, jb + kSumBlock) of the current piece, one row on,
+// of each operand with unit inner stride that varies along the row.
+void Lowering::prefetch_next_row(llvm::Value* jb) {
+  constexpr std::int64_t kLine = 64;
+  for (std::size_t k = 0; k < bases_.size(); ++k) {
+    const bool input = k < spec_.inputs.size();
+    if (input ? !used_[k] || row_level_input(spec_, k) : phases_.store_loop[k - spec_.inputs.size()] < 0) continue;
+    if (inner_stride(memory(k)) != 1) continue;
+    const std::int64_t size = static_cast<std::int64_t>(element_size(memory(k).dtype));
+    llvm::Value* first = add_scaled(add_scaled(offsets_[k], jb, 1), builder_.getInt64(1), memory(k).strides[0]);
+    for (std::int64_t line = 0; line < kSumBlock * size; line += kLine) {
+      // Not inbounds: the row after the last one may lie past the tensor (a
+      // prefetch never faults).
+      llvm::Value* element = builder_.CreateGEP(ir_.memory_type(memory(k).dtype), bases_[k], first);
+      llvm::Value* at = builder_.CreateGEP(builder_.getInt8Ty(), element, builder_.getInt64(line));
+      builder_.CreateIntrinsic(llvm::Intrinsic::prefetch, {builder_.getPtrTy()},
+                               {at, builder_.getInt32(input ? 0 : 1), builder_.getInt32(3), builder_.getInt32(1)});
+    }
+  }
+}
+
+void Lowering::blocks(int phase, bool begin) {
+  for (std::size_t i = 0; i < spec_.instrs.size(); ++i) {
+    if (!accumulators_[i].block || phases_.depth[i] != phase + 1) continue;
+    if (begin) begin_block(ir_, spec_.instrs[i], accumulators_[i]);
+    else end_block(ir_, spec_.instrs[i], accumulators_[i]);
+  }
 }
 
 // The indices of dims [first, last] in the row-major linear `index` (the
@@ -226,8 +292,16 @@ void Lowering::element(int phase, llvm::Value* position, llvm::Value* j, llvm::M
     const KernelInstr& instr = spec_.instrs[i];
     if (is_reduction(instr.op)) {
       if (phases_.depth[i] == phase + 1) accumulate(ir_, instr, accumulators_[i], argument(instr, 0), position);
+    } else if (phases_.reload[phase][i]) {
+      llvm::LoadInst* value = builder_.CreateLoad(ir_.value_type(instr.out_dtype), row_cache_slot(i, position));
+      value->setMetadata(llvm::LLVMContext::MD_access_group, group);
+      values_[i] = value;
     } else if (phases_.in_loop[phase][i]) {
       evaluate(i);
+      if (phases_.cache_loop[i] == phase) {
+        llvm::StoreInst* s = builder_.CreateStore(values_[i], row_cache_slot(i, position));
+        s->setMetadata(llvm::LLVMContext::MD_access_group, group);
+      }
     }
   }
   for (std::size_t k = 0; k < spec_.outputs.size(); ++k)
@@ -287,16 +361,48 @@ void Lowering::loop(int phase, llvm::Value* first, llvm::Value* end) {
   std::vector<llvm::Value*> row_invariant = invariant_;
   for (std::size_t k = 0; k < spec_.inputs.size(); ++k)
     if (used_[k] && !invariant_[k] && inner_stride(spec_.inputs[k]) == 0) invariant_[k] = load_input(k, offsets_[k], nullptr);
-  builder_.CreateBr(inner_block);
+
+  // With a blocked sum, the inner loop runs over [jb, block_end) for
+  // jb = 0, kSumBlock, ... < n, each block between begin and end_block.
+  const bool in_blocks = blocked(phase);
+  llvm::BasicBlock* inner_exit = latch_block;
+  llvm::BasicBlock* inner_entry = builder_.GetInsertBlock();
+  llvm::Value* jb = builder_.getInt64(0);
+  llvm::Value* block_end = n;
+  if (!in_blocks) {
+    builder_.CreateBr(inner_block);
+  } else {
+    auto* block_block = llvm::BasicBlock::Create(context, "block", f, inner_block);
+    inner_exit = llvm::BasicBlock::Create(context, "block.latch", f, latch_block);
+    builder_.CreateBr(block_block);
+    builder_.SetInsertPoint(block_block);
+    auto* jb_phi = builder_.CreatePHI(builder_.getInt64Ty(), 2, "jb");
+    jb_phi->addIncoming(builder_.getInt64(0), inner_entry);
+    jb = jb_phi;
+    llvm::Value* full = builder_.CreateAdd(jb, builder_.getInt64(kSumBlock), "jb.next");
+    auto* constant_n = llvm::dyn_cast<llvm::ConstantInt>(n);
+    block_end = constant_n && constant_n->getSExtValue() % kSumBlock == 0
+                    ? full
+                    : builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, full, n, nullptr, "block.end");
+    blocks(phase, true);
+    if (prefetches(phase)) prefetch_next_row(jb);
+    builder_.CreateBr(inner_block);
+    inner_entry = block_block;
+
+    builder_.SetInsertPoint(inner_exit);
+    blocks(phase, false);
+    jb_phi->addIncoming(full, inner_exit);
+    builder_.CreateCondBr(builder_.CreateICmpSLT(full, n), block_block, latch_block);
+  }
 
   builder_.SetInsertPoint(inner_block);
   llvm::MDNode* group = llvm::MDNode::getDistinct(context, {});
   llvm::PHINode* j = builder_.CreatePHI(builder_.getInt64Ty(), 2, "j");
-  j->addIncoming(builder_.getInt64(0), piece_block);
+  j->addIncoming(jb, inner_entry);
   element(phase, builder_.CreateAdd(piece_start, j, "position"), j, group);
   llvm::Value* j_next = builder_.CreateAdd(j, builder_.getInt64(1), "j.next");
   j->addIncoming(j_next, builder_.GetInsertBlock());
-  llvm::BranchInst* back = builder_.CreateCondBr(builder_.CreateICmpSLT(j_next, n), inner_block, latch_block);
+  llvm::BranchInst* back = builder_.CreateCondBr(builder_.CreateICmpSLT(j_next, block_end), inner_block, inner_exit);
   llvm::MDNode* self = llvm::MDNode::getDistinct(context, {});
   llvm::MDNode* parallel =
       llvm::MDNode::get(context, {llvm::MDString::get(context, "llvm.loop.parallel_accesses"), group});

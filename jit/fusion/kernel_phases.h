@@ -12,13 +12,28 @@
 // loop that needs it. So softmax, amax -> sub -> exp -> sum -> div, runs
 // L0: amax; L1: sum of exp(x - max); L2: store exp(x - max) / sum.
 // An elementwise kernel is one loop without row-level values.
+//
+// Except for costly instructions (those that call a math function: exp,
+// log, tanh, ...): one of them needed by a later loop is computed once, in
+// the first loop that needs it, and kept in a row buffer (on the stack, at
+// most kRowCacheBytes per kernel, so it stays in L1/L2) that later loops
+// read. Softmax then computes exp(x - max) once per element: L1 sums it and
+// writes it to the buffer, L2 reads it back and divides.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "jit/fusion/kernel_spec.h"
 
 namespace kiln::jit {
+
+/// Whether `instr` evaluates a transcendental function (exp, log, tanh,
+/// sigmoid, gelu, floating pow, ...): costly enough to keep in a row buffer.
+bool calls_math_function(const KernelInstr& instr);
+
+/// The most bytes of row buffers one row kernel keeps on its stack.
+inline constexpr std::int64_t kRowCacheBytes = 32 * 1024;
 
 struct KernelPhases {
   std::vector<bool> row_level;  // per instruction: one value per row
@@ -28,6 +43,13 @@ struct KernelPhases {
   std::vector<std::vector<bool>> in_loop;
   /// Per output: the loop that stores it, or -1 = once per row, after the loops.
   std::vector<int> store_loop;
+  /// Per instruction: the loop that computes it and writes it to its row
+  /// buffer, or -1 = not kept (recomputed where needed).
+  std::vector<int> cache_loop;
+  /// Per loop, per instruction: in_loop, but read from its row buffer.
+  std::vector<std::vector<bool>> reload;
+  /// The elements of one row (row kernels; 0 otherwise): a row buffer's size.
+  std::int64_t row_elements = 0;
 };
 
 /// Whether input k of `spec` is row-level: strides 0 on every reduced dim

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <llvm/Config/llvm-config.h>
@@ -32,12 +33,19 @@ std::atomic<std::uint64_t> g_limit{[] {
   return text ? std::strtoull(text, nullptr, 10) : std::uint64_t{256} << 20;
 }()};
 
+// The revision of the code generated for a KernelSpec: bumped whenever
+// codegen emits different code for the same spec, so that objects from an
+// earlier build of the same version are not loaded. 3: inline expf (Estrin),
+// row buffers of costly values, blocked float32 sums, next-row prefetches.
+constexpr int kCodegenRevision = 3;
+
 // Everything besides the kernel key that decides whether an object fits.
 // Kernel keys hash op ids, which are positions in trace/ops.def: the op
 // table's names, in order, are part of it, or a build with an op added
 // would load another op's kernel under the same key.
 std::uint64_t environment_hash(OrcSession& orc) {
-  std::string env = std::string(kVersion) + "|" LLVM_VERSION_STRING "|" + orc.host_cpu() + "|" + orc.host_features();
+  std::string env = std::string(kVersion) + "|codegen " + std::to_string(kCodegenRevision) +
+                    "|" LLVM_VERSION_STRING "|" + orc.host_cpu() + "|" + orc.host_features();
   for (int op = 0; op < trace::kNumOps; ++op) (env += '|') += trace::name(static_cast<trace::OpId>(op));
   return XXH3_64bits(env.data(), env.size());
 }

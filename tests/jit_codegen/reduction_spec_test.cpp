@@ -21,9 +21,9 @@ namespace {
 
 constexpr std::int64_t kRows = 5, kCols = 37;
 
-// softmax over the last dim of [kRows, kCols], and the row maxima.
-KernelSpec softmax_spec() {
-  SpecBuilder b({kRows, kCols});
+// softmax over the last dim of [kRows, cols], and the row maxima.
+KernelSpec softmax_spec(std::int64_t cols = kCols) {
+  SpecBuilder b({kRows, cols});
   const ArgRef x = b.input(kFloat32);
   const ArgRef m = b.op(OpId::Amax, kFloat32, {x});
   const ArgRef e = b.op(OpId::Exp, kFloat32, {b.op(OpId::Sub, kFloat32, {x, m})});
@@ -46,9 +46,23 @@ TEST(RowKernel, PhasesOfSoftmax) {
   EXPECT_EQ(p.loops, 3);  // amax; sum of exp; store
   EXPECT_EQ(p.store_loop[0], 2);
   EXPECT_EQ(p.store_loop[1], -1) << "the maxima are stored once per row";
-  EXPECT_TRUE(p.in_loop[1][2]) << "exp (%2) is recomputed in the sum's loop";
-  EXPECT_TRUE(p.in_loop[2][2]) << "and in the storing loop";
+  EXPECT_TRUE(p.in_loop[1][2]) << "exp (%2) is computed in the sum's loop";
+  EXPECT_EQ(p.cache_loop[2], 1) << "which keeps it in a row buffer";
+  EXPECT_TRUE(p.in_loop[2][2] && p.reload[2][2]) << "that the storing loop reads";
+  EXPECT_FALSE(p.in_loop[2][1]) << "so x - max (%1) is not recomputed there";
+  EXPECT_TRUE(p.in_loop[1][1] && !p.reload[1][1]);
+  EXPECT_EQ(p.cache_loop[1], -1) << "a cheap value is recomputed, not kept";
+  EXPECT_EQ(p.row_elements, kCols);
   EXPECT_NE(softmax_spec().to_string().find("rows over dims [0, 1)"), std::string::npos);
+}
+
+TEST(RowKernel, RowsPastTheBufferBudgetRecomputeExp) {
+  const std::int64_t cols = kRowCacheBytes / 4 + 1;  // one float more than the budget
+  const KernelPhases p = plan_phases(softmax_spec(cols));
+  EXPECT_EQ(p.cache_loop[2], -1);
+  EXPECT_TRUE(p.in_loop[2][1] && p.in_loop[2][2] && !p.reload[2][2]) << "exp (x - max) is recomputed";
+  const KernelPhases fits = plan_phases(softmax_spec(cols - 1));
+  EXPECT_EQ(fits.cache_loop[2], 1);
 }
 
 TEST(RowKernel, SoftmaxOverRowRangesAtBothLevels) {

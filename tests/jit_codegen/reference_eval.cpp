@@ -8,6 +8,7 @@
 
 #include <kiln/error.h>
 
+#include "jit/fusion/kernel_phases.h"
 #include "tests/jit_codegen/codegen_harness.h"
 
 namespace kiln::jit::codegen_test {
@@ -235,23 +236,8 @@ std::int64_t offset(const KernelSpec& spec, const KernelOperand& operand, const 
 }  // namespace
 
 bool has_transcendental(const KernelSpec& spec) {
-  for (const KernelInstr& in : spec.instrs) {
-    switch (in.op) {
-      case OpId::Exp:
-      case OpId::Log:
-      case OpId::Log1p:
-      case OpId::Sin:
-      case OpId::Cos:
-      case OpId::Tanh:
-      case OpId::Erf:
-      case OpId::Sigmoid:
-      case OpId::Gelu: return true;
-      case OpId::Pow:
-        if (is_float(in.dtype)) return true;
-        break;
-      default: break;
-    }
-  }
+  for (const KernelInstr& in : spec.instrs)
+    if (calls_math_function(in)) return true;
   return false;
 }
 

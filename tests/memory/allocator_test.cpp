@@ -19,6 +19,19 @@ TEST(MemoryAllocator, BlocksAre64ByteAlignedAndWritable) {
   }
 }
 
+// Blocks of 2 MiB or more start on a huge page boundary (and are offered to
+// transparent huge pages); smaller ones keep the 64-byte alignment.
+TEST(MemoryAllocator, LargeBlocksStartOnAHugePage) {
+  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+  for (std::size_t bytes : {std::size_t{2} << 20, (std::size_t{5} << 20) + 3, std::size_t{64} << 20}) {
+    const Block block = allocate(bytes);
+    ASSERT_NE(block.ptr, nullptr) << bytes;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(block.ptr) % kHugePage, 0u) << bytes;
+    std::memset(block.ptr, 0xcd, block.bytes);
+    release(block);
+  }
+}
+
 TEST(MemoryAllocator, ReleasedBlockIsReusedFromThePool) {
   const Block first = allocate(1000);
   release(first);

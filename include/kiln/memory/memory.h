@@ -29,7 +29,8 @@ struct Block {
   std::size_t bytes = 0;
 };
 
-/// Returns a 64-byte aligned block of at least `bytes` bytes. bytes == 0 gives
+/// Returns a 64-byte aligned block of at least `bytes` bytes (blocks of 2 MiB
+/// or more: 2 MiB aligned, advised for transparent huge pages). bytes == 0 gives
 /// a valid, non-null 64-byte block. Throws kiln::OutOfMemory (with a report)
 /// if live bytes would exceed the budget, or if the system has no memory;
 /// throws kiln::ValueError if KILN_MEMORY_BUDGET is malformed (see budget()).

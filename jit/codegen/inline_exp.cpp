@@ -1,0 +1,49 @@
+#include "jit/codegen/inline_exp.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace kiln::jit::codegen {
+namespace {
+
+// 2^k as a float, for k in [-126, 127].
+llvm::Value* power_of_two(IrContext& ir, llvm::Value* k) {
+  llvm::Value* bits = ir.b.CreateShl(ir.b.CreateAdd(k, ir.b.getInt32(127)), ir.b.getInt32(23));
+  return ir.b.CreateBitCast(bits, ir.b.getFloatTy());
+}
+
+llvm::Value* expf_inline(IrContext& ir, llvm::Value* x) {
+  llvm::IRBuilder<>& b = ir.b;
+  auto c = [&](double v) { return ir.constant(kFloat32, v); };
+  auto fmuladd = [&](llvm::Value* a, llvm::Value* m, llvm::Value* add) {
+    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {b.getFloatTy()}, {a, m, add});
+  };
+  // Clamped to where the result is 0 or +inf anyway; never NaN (maxnum and
+  // minnum return the other operand), so the conversion to int is defined.
+  llvm::Value* xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum,
+                                            b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, c(-104)), c(89));
+  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(xc, c(1.44269504088896341)));
+  llvm::Value* r = fmuladd(n, c(-0.693145751953125), xc);  // ln 2's leading 16 bits: n * it is exact
+  r = fmuladd(n, c(-1.428606765330187045e-06), r);
+  // p(r) = c0 r^5 + ... + c5 by Estrin's scheme: three independent pairs,
+  // then r^2 and r^4, so that the chain is three fmas deep instead of five.
+  llvm::Value* r2 = b.CreateFMul(r, r);
+  llvm::Value* r4 = b.CreateFMul(r2, r2);
+  llvm::Value* p01 = fmuladd(c(1.9875691500E-4), r, c(1.3981999507E-3));
+  llvm::Value* p23 = fmuladd(c(8.3334519073E-3), r, c(4.1665795894E-2));
+  llvm::Value* p45 = fmuladd(c(1.6666665459E-1), r, c(5.0000001201E-1));
+  llvm::Value* p = fmuladd(p01, r4, fmuladd(p23, r2, p45));
+  llvm::Value* y = b.CreateFAdd(fmuladd(p, r2, r), c(1));
+  llvm::Value* k = b.CreateFPToSI(n, b.getInt32Ty());  // in [-150, 129]
+  llvm::Value* k1 = b.CreateAShr(k, b.getInt32(1));
+  llvm::Value* scaled = b.CreateFMul(b.CreateFMul(y, power_of_two(ir, k1)), power_of_two(ir, b.CreateSub(k, k1)));
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, scaled);
+}
+
+}  // namespace
+
+llvm::Value* emit_exp(IrContext& ir, ScalarType t, llvm::Value* x) {
+  if (t == kFloat32) return expf_inline(ir, x);
+  return ir.call_math("exp", t, {x});
+}
+
+}  // namespace kiln::jit::codegen
