@@ -70,10 +70,7 @@ TEST(Measure, OneSlowRepetitionDoesNotMoveTheMedian) {
 
 TEST(Measure, StopsOnceMaxSecondsIsSpent) {
   int calls = 0;
-  MeasureOptions options;
-  options.warmup = 0;
-  options.repetitions = 100;
-  options.max_seconds = 0.05;
+  const MeasureOptions options{.warmup = 0, .repetitions = 100, .max_seconds = 0.05};
   const Timing t = measure(
       [&] {
         ++calls;
@@ -88,11 +85,7 @@ TEST(Measure, StopsOnceMaxSecondsIsSpent) {
 
 TEST(Measure, AtLeastOneTimedRunWhenWarmupSpendsTheBudget) {
   int calls = 0;
-  MeasureOptions options;
-  options.warmup = 2;
-  options.repetitions = 5;
-  options.max_seconds = 0;
-  const Timing t = measure([&] { ++calls; }, options);
+  const Timing t = measure([&] { ++calls; }, {.warmup = 2, .repetitions = 5, .max_seconds = 0});
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(t.taken, 1);
   EXPECT_EQ(t.kept, 1);
