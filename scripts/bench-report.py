@@ -251,11 +251,13 @@ def train_steady_table(programs):
 
 
 def tuning_table(results, env):
-    """The GEMM shapes run-benches.sh tuned before the programs ran: the heuristic's time, the tuned time."""
+    """The GEMM shapes run-benches.sh tuned before the programs ran: the heuristic's time, the tuned time,
+    and OpenBLAS's sgemm on the shape as kiln tune timed it (one call's median, not interleaved with kiln's)."""
     runs = sorted((results / "tuning").glob("t*.json"))
     if not runs:
         return []
-    head = ["kernel", "thr", "heuristic", "tuned", "tuned vs heuristic", "GFLOP/s", "tuning time", "config"]
+    head = ["kernel", "thr", "heuristic", "tuned", "tuned vs heuristic", "GFLOP/s", "OpenBLAS", "vs OpenBLAS",
+            "tuning time", "config"]
     lines = [f"Tuned with `kiln tune` before the programs ran ({env.get('tuning_seconds', '?')} s for all, "
              "the budget per shape was `KILN_TUNE_BUDGET` (default 20 s)); the programs read this run's database "
              "through `KILN_TUNING_DB`. The heuristic is what runs untuned.", "",
@@ -271,7 +273,11 @@ def tuning_table(results, env):
             lines.append("| " + " | ".join([r["target"], threads, fmt_time(r["default_ms"] / 1e3),
                                             fmt_time(r["tuned_ms"] / 1e3),
                                             fmt_ratio(r["default_ms"] / r["tuned_ms"]) if r["tuned_ms"] else "",
-                                            f"{r['gflops']:.0f}", f"{r['tuning_seconds']:.1f} s"
+                                            f"{r['gflops']:.0f}",
+                                            fmt_time(r["openblas_ms"] / 1e3) if r.get("openblas_ms") else "-",
+                                            fmt_ratio(r["openblas_ms"] / r["tuned_ms"])
+                                            if r.get("openblas_ms") and r["tuned_ms"] else "-",
+                                            f"{r['tuning_seconds']:.1f} s"
                                             + ("" if r["complete"] else " (budget)"),
                                             f"`{r['config']}`"]) + " |")
     return lines
