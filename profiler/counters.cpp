@@ -10,12 +10,14 @@
 #include "profiler/events.h"
 #include "profiler/thread_block.h"
 #include "profiler/timeline.h"
+#include "profiler/tunables.h"
 
 namespace kiln::profiler {
 namespace {
 
 constexpr std::size_t kTopKeys = 16;
 constexpr std::size_t kTopCutSites = 32;
+constexpr std::size_t kTopTunables = 16;
 
 // How a key's first run (since the last reset) was cut: written once per key.
 struct FirstRun {
@@ -180,6 +182,7 @@ void reset() noexcept {
   reset_jit();
   reset_cut_sites();
   reset_events();
+  reset_tunables();
   std::lock_guard lock(first_runs().mu);
   first_runs().keys.clear();
 }
@@ -214,6 +217,7 @@ Stats snapshot() {
   for (std::size_t i = 0; i < shown; ++i) s.top_keys.push_back(key_stats(order[i].first, *order[i].second));
   s.cut_sites = cut_site_stats(kTopCutSites);
   s.recent_events = recent_events();
+  s.tunables = tunable_stats(kTopTunables);
   return s;
 }
 

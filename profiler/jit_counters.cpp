@@ -19,6 +19,7 @@ struct JitCounters {
   std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(JitEvent::kCount)> events{};
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<std::int64_t> queued{0};
+  std::atomic<std::int64_t> tunes_in_flight{0};
   std::mutex mu;  // guards the samples and failures (touched once per compile, not per op)
   std::vector<double> compile_ms;
   std::vector<double> disk_load_ms;
@@ -75,6 +76,9 @@ void record_failure(const std::string& reason) noexcept {
 
 void add_in_flight(std::int64_t delta) noexcept { jit().in_flight.fetch_add(delta, std::memory_order_relaxed); }
 void add_queued(std::int64_t delta) noexcept { jit().queued.fetch_add(delta, std::memory_order_relaxed); }
+void add_tunes_in_flight(std::int64_t delta) noexcept {
+  jit().tunes_in_flight.fetch_add(delta, std::memory_order_relaxed);
+}
 
 void fill_jit_stats(JitStats& s) {
   JitCounters& c = jit();
@@ -93,6 +97,7 @@ void fill_jit_stats(JitStats& s) {
   s.tunes_done = get(JitEvent::Tuned);
   s.compiles_in_flight = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.in_flight.load()));
   s.compiles_queued = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.queued.load()));
+  s.tunes_in_flight = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.tunes_in_flight.load()));
   std::lock_guard lock(c.mu);
   s.compile_ms_p50 = percentile(c.compile_ms, 0.5);
   s.compile_ms_p90 = percentile(c.compile_ms, 0.9);

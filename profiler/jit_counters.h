@@ -35,5 +35,7 @@ void record_failure(const std::string& reason) noexcept;
 void add_in_flight(std::int64_t delta) noexcept;
 /// Compile jobs waiting for the compile thread (not started yet).
 void add_queued(std::int64_t delta) noexcept;
+/// Background tuning jobs waiting or running now (KILN_AUTOTUNE=online).
+void add_tunes_in_flight(std::int64_t delta) noexcept;
 
 }  // namespace kiln::profiler

@@ -53,6 +53,7 @@ void write_jit(JsonOut& o, const JitStats& j) {
   o.field("group_runs_interpreted", j.group_runs_interpreted);
   o.field("dynamic_compiles", j.dynamic_compiles);
   o.field("tunes_done", j.tunes_done);
+  o.field("tunes_in_flight", j.tunes_in_flight);
   o.field("compile_ms_p50", j.compile_ms_p50);
   o.field("compile_ms_p90", j.compile_ms_p90);
   o.field("compile_ms_p99", j.compile_ms_p99);
@@ -108,6 +109,18 @@ void write_stats(JsonOut& o, const Stats& s) {
     o.key("key", e.key);
     o.field("detail", e.detail);
     o.field("call_site", e.call_site);
+    o.end_object();
+  }
+  o.end_array();
+  o.begin_array("tunables");
+  for (const TunableStats& t : s.tunables) {
+    o.begin_object();
+    o.field("key", t.key);
+    o.field("target", t.target);
+    o.field("threads", std::uint64_t{t.threads});
+    o.field("calls", t.calls);
+    o.field("total_ms", t.total_ms);
+    o.field("config", t.config);
     o.end_object();
   }
   o.end_array();

@@ -59,6 +59,14 @@ std::ostream& operator<<(std::ostream& out, const Stats& s) {
   t << std::fixed << std::setprecision(2) << "               compile ms p50 " << j.compile_ms_p50 << ", p90 "
     << j.compile_ms_p90 << ", max " << j.compile_ms_max << "\n";
   for (const std::string& why : j.recent_failures) t << "               failed: " << why << "\n";
+  if (!s.tunables.empty()) {
+    t << "  tunables     " << j.tunes_in_flight << " being tuned now; `kiln tune --from` tunes these\n";
+    t << "      kernel                       threads     calls    total ms  config\n";
+    for (const TunableStats& k : s.tunables)
+      t << "      " << std::left << std::setw(28) << (k.target.empty() ? k.key : k.target) << std::right
+        << std::setw(8) << k.threads << std::setw(10) << k.calls << std::setw(12) << std::setprecision(3)
+        << k.total_ms << "  " << k.config << "\n";
+  }
   return out << t.str();
 }
 

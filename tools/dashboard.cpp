@@ -43,6 +43,29 @@ struct Rates {
 
 std::string pad_label(const std::string& label) { return cell(label, 12); }
 
+// Tuning: background tunings running and done, the share of GEMM time run
+// with a tuned config, and the latest win.
+std::string tuning(const Json& s) {
+  const Json& j = s["jit"];
+  double total = 0, tuned = 0;
+  std::size_t kernels = 0, tuned_kernels = 0;
+  for (const Json& k : s["tunables"].items()) {
+    ++kernels;
+    total += num(k["total_ms"]);
+    if (k["config"].string("heuristic") != "heuristic") {
+      ++tuned_kernels;
+      tuned += num(k["total_ms"]);
+    }
+  }
+  std::string line = pad_label("tuning") + "in flight " + text_or_dash(j["tunes_in_flight"]) + "  done " +
+                     short_count(num(j["tunes_done"])) + "  GEMMs " + std::to_string(kernels) + ", " +
+                     std::to_string(tuned_kernels) + " tuned (" + percent(tuned, total) + " of their time)";
+  const auto& events = s["recent_events"].items();
+  for (auto it = events.rbegin(); it != events.rend(); ++it)
+    if ((*it)["kind"].string() == "tuned") return line + "  last " + (*it)["detail"].string();
+  return line;
+}
+
 std::vector<std::string> summary(const Snapshot& cur, const Snapshot* prev, const View& view) {
   const Json& s = cur.stats();
   const Json& j = s["jit"];
@@ -81,7 +104,8 @@ std::vector<std::string> summary(const Snapshot& cur, const Snapshot* prev, cons
                 ")  disk writes " + short_count(num(j["disk_cache_writes"])));
   out.push_back(pad_label("swaps") + "hot swaps " + short_count(num(j["hot_swaps"])) + "  deopts " +
                 short_count(num(j["demoted"])) + "  dynamic-shape kernels " +
-                short_count(num(j["dynamic_compiles"])) + "  tuned " + short_count(num(j["tunes_done"])));
+                short_count(num(j["dynamic_compiles"])));
+  out.push_back(tuning(s));
   double budget = num(s["budget_bytes"]);
   out.push_back(pad_label("memory") + "live " + bytes(num(s["live_bytes"])) + "  peak " +
                 bytes(num(s["peak_bytes"])) + "  budget " + (budget > 0 ? bytes(budget) : "none") + "  pooled " +

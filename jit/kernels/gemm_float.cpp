@@ -8,6 +8,7 @@
 
 #include "jit/threads.h"
 #include "jit/tuning/gemm_tuning.h"
+#include "profiler/enabled.h"
 
 #include "jit/kernels/gemm.h"
 #include "jit/kernels/gemm_blocking.h"
@@ -242,12 +243,18 @@ GemmShape shape_of(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<con
   return {static_cast<int>(sizeof(T)), a.col_stride == 1, b.col_stride == 1, m, n, k};
 }
 
-// The tuned config of this product, else the heuristic.
+// With the tuned config of this product, else the heuristic's; the call
+// reported to the profiler when the product is worth tuning.
 template <class T>
-GemmConfig config_for(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b) {
+void gemm_tuned(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
+                MatrixRef<T> c, const GemmEpilogue* epilogue) {
   const GemmShape shape = shape_of(m, n, k, a, b);
-  if (std::optional<GemmConfig> tuned = tuning::tuned_gemm_config(shape)) return *tuned;
-  return default_gemm_config(shape);
+  const std::optional<tuning::TunedGemm> tuned = tuning::tuned_gemm_config(shape);
+  const GemmConfig config = tuned ? tuned->config : default_gemm_config(shape);
+  if (!tuning::reports_gemm_runs(shape)) return gemm_float(m, n, k, a, b, c, epilogue, config);
+  const std::int64_t start = profiler::now_ns();
+  gemm_float(m, n, k, a, b, c, epilogue, config);
+  tuning::note_gemm_run(shape, tuned ? tuned->source : "heuristic", profiler::now_ns() - start);
 }
 
 }  // namespace
@@ -263,11 +270,11 @@ GemmConfig default_gemm_config(const GemmShape& shape) {
 
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
           MatrixRef<float> c, const GemmEpilogue* epilogue) {
-  gemm_float(m, n, k, a, b, c, epilogue, config_for(m, n, k, a, b));
+  gemm_tuned(m, n, k, a, b, c, epilogue);
 }
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
           MatrixRef<double> c, const GemmEpilogue* epilogue) {
-  gemm_float(m, n, k, a, b, c, epilogue, config_for(m, n, k, a, b));
+  gemm_tuned(m, n, k, a, b, c, epilogue);
 }
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
           MatrixRef<float> c, const GemmConfig& config, const GemmEpilogue* epilogue) {

@@ -19,6 +19,7 @@
 #include "profiler/events.h"
 #include "profiler/enabled.h"
 #include "profiler/jit_counters.h"
+#include "profiler/tunables.h"
 
 namespace kiln::jit::tuning {
 namespace {
@@ -154,6 +155,9 @@ struct Memo {
 // tuned in the background unless the database has it.
 constexpr std::uint64_t kOnlineAfterCalls = 32;
 constexpr std::int64_t kOnlineWork = std::int64_t{1} << 20;
+// Products reported to the profiler as tunable: those that run parallel
+// (gemm_float.cpp's kParallelWork), where a config matters.
+constexpr std::int64_t kTunableWork = std::int64_t{1} << 18;
 
 Memo& memo_instance() {
   static Memo& memo = *new Memo;  // never destroyed: gemm() may run while the process exits
@@ -161,7 +165,11 @@ Memo& memo_instance() {
 }
 
 void tune_in_background(const GemmShape& shape) {
+  profiler::add_tunes_in_flight(1);
   run_in_background([shape] {
+    struct InFlight {
+      ~InFlight() { profiler::add_tunes_in_flight(-1); }
+    } in_flight;
     const std::int64_t start = profiler::now_ns();
     autotune::SearchOptions options;
     options.budget_seconds = online_budget_seconds();
@@ -228,7 +236,26 @@ GemmConfig from_config(const autotune::Config& config) {
   return c;
 }
 
-std::optional<GemmConfig> tuned_gemm_config(const GemmShape& shape) {
+std::string gemm_target(const GemmShape& shape) {
+  if (shape.element_bytes != 4) return "";
+  for (const GemmKernelName& kernel : kGemmKernelNames)
+    if (kernel.a_rows_contiguous == shape.a_rows_contiguous && kernel.b_rows_contiguous == shape.b_rows_contiguous)
+      return std::string(kernel.name) + " " + std::to_string(shape.m) + "x" + std::to_string(shape.k) + "x" +
+             std::to_string(shape.n);
+  return "";
+}
+
+bool reports_gemm_runs(const GemmShape& shape) {
+  return profiler::enabled() && shape.m * shape.n * shape.k >= kTunableWork;
+}
+
+void note_gemm_run(const GemmShape& shape, const char* source, std::int64_t nanoseconds) {
+  const std::string key = gemm_key(shape), target = gemm_target(shape);
+  profiler::note_tunable_run({.key = key, .target = target, .threads = static_cast<std::uint32_t>(num_threads()),
+                              .config = source, .nanoseconds = nanoseconds});
+}
+
+std::optional<TunedGemm> tuned_gemm_config(const GemmShape& shape) {
   const AutotuneMode mode = autotune_mode();
   if (mode == AutotuneMode::Off) return std::nullopt;
   Memo& memo = memo_instance();
@@ -236,7 +263,7 @@ std::optional<GemmConfig> tuned_gemm_config(const GemmShape& shape) {
   std::lock_guard lock(memo.mutex);
   if (mode == AutotuneMode::Online) {
     OnlineKey& online = memo.online[key];
-    if (online.winner) return online.winner;
+    if (online.winner) return TunedGemm{*online.winner, "online"};
     if (!online.requested && ++online.calls >= kOnlineAfterCalls && shape.m * shape.n * shape.k >= kOnlineWork) {
       online.requested = true;
       tune_in_background(shape);
@@ -250,13 +277,15 @@ std::optional<GemmConfig> tuned_gemm_config(const GemmShape& shape) {
     memo.filled = now;
   }
   auto it = memo.configs.find(key);
-  if (it != memo.configs.end()) return it->second;
-  std::optional<GemmConfig> found;
-  if (std::shared_ptr<autotune::TuningDb> db = tuning_db())
-    if (std::optional<autotune::TuningEntry> entry = db->lookup(key))
-      if (gemm_space(shape).contains(entry->config)) found = from_config(entry->config);  // else hand-edited or stale
-  memo.configs.emplace(key, found);
-  return found;
+  if (it == memo.configs.end()) {
+    std::optional<GemmConfig> found;
+    if (std::shared_ptr<autotune::TuningDb> db = tuning_db())
+      if (std::optional<autotune::TuningEntry> entry = db->lookup(key))
+        if (gemm_space(shape).contains(entry->config)) found = from_config(entry->config);  // else hand-edited or stale
+    it = memo.configs.emplace(key, found).first;
+  }
+  if (!it->second) return std::nullopt;
+  return TunedGemm{*it->second, "database"};
 }
 
 GemmTuneResult tune_gemm(const GemmShape& shape, autotune::SearchOptions options) {

@@ -4,6 +4,7 @@
 // run (autotune/ searches; only this file knows how a candidate runs).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -25,10 +26,38 @@ autotune::ConfigSpace gemm_space(const kernels::GemmShape& shape);
 autotune::Config to_config(const kernels::GemmConfig& config);
 kernels::GemmConfig from_config(const autotune::Config& config);
 
+/// The float32 GEMM layouts `kiln tune` names as kernels (kiln/tune.h):
+/// "matmul" (A and B row-major), "linear" (B read transposed: x · wᵀ) and
+/// "matmul_tn" (A read transposed: dyᵀ · x).
+struct GemmKernelName {
+  const char* name;
+  bool a_rows_contiguous, b_rows_contiguous;
+};
+inline constexpr GemmKernelName kGemmKernelNames[] = {
+    {"matmul", true, true}, {"linear", true, false}, {"matmul_tn", false, true}};
+
+/// The `kiln tune` target of a product ("linear 128x784x512", m x k x n),
+/// or "" when no kernel name covers it (float64; both operands transposed).
+std::string gemm_target(const kernels::GemmShape& shape);
+
+/// A tuned config and where it came from: "database" or "online".
+struct TunedGemm {
+  kernels::GemmConfig config;
+  const char* source;
+};
+
 /// The tuned config of this product's key, if the database has one (and
-/// KILN_AUTOTUNE is not 0). Remembered per key until this process changes
-/// the database, and for at most a second (another process may tune).
-std::optional<kernels::GemmConfig> tuned_gemm_config(const kernels::GemmShape& shape);
+/// KILN_AUTOTUNE is not 0), or online tuning found one. Remembered per key
+/// until this process changes the database, and for at most a second
+/// (another process may tune).
+std::optional<TunedGemm> tuned_gemm_config(const kernels::GemmShape& shape);
+
+/// Whether gemm() reports this product's calls (note_gemm_run): the
+/// profiler is on and the product is big enough to be worth tuning.
+bool reports_gemm_runs(const kernels::GemmShape& shape);
+/// Counts one call of the product under its key (kiln::Stats::tunables);
+/// `source` is "heuristic" or TunedGemm::source.
+void note_gemm_run(const kernels::GemmShape& shape, const char* source, std::int64_t nanoseconds);
 
 struct GemmTuneResult {
   std::string key;

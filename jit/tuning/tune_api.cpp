@@ -13,11 +13,11 @@
 namespace kiln::tune {
 namespace {
 
-// The GEMM a target runs, m x k x n: "matmul" with both operands row-major,
-// "linear" reading the weight (B) transposed, "matmul_tn" reading A
-// transposed (a linear layer's weight gradient, dyᵀ · x).
+// The GEMM a target runs, m x k x n, in its kernel's layout (kGemmKernelNames).
 kiln::jit::kernels::GemmShape gemm_shape(const Target& t) {
-  return {4, t.kernel != "matmul_tn", t.kernel != "linear", t.shape[0], t.shape[2], t.shape[1]};
+  for (const kiln::jit::tuning::GemmKernelName& k : kiln::jit::tuning::kGemmKernelNames)
+    if (t.kernel == k.name) return {4, k.a_rows_contiguous, k.b_rows_contiguous, t.shape[0], t.shape[2], t.shape[1]};
+  throw ValueError("kiln tune: unknown kernel '" + t.kernel + "'");
 }
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
@@ -33,12 +33,19 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 
 std::string Target::text() const { return kernel + " " + shape_text(shape); }
 
-std::vector<std::string> kernels() { return {"matmul", "linear", "matmul_tn"}; }
+std::vector<std::string> kernels() {
+  std::vector<std::string> names;
+  for (const kiln::jit::tuning::GemmKernelName& k : kiln::jit::tuning::kGemmKernelNames) names.push_back(k.name);
+  return names;
+}
 
 Target parse_target(std::string_view kernel, std::string_view shape) {
   const std::vector<std::string> known = kernels();
-  if (std::find(known.begin(), known.end(), kernel) == known.end())
-    throw ValueError("kiln tune: unknown kernel '" + std::string(kernel) + "' (kernels: matmul, linear, matmul_tn)");
+  if (std::find(known.begin(), known.end(), kernel) == known.end()) {
+    std::string list;
+    for (const std::string& name : known) list += (list.empty() ? "" : ", ") + name;
+    throw ValueError("kiln tune: unknown kernel '" + std::string(kernel) + "' (kernels: " + list + ")");
+  }
   Target t{std::string(kernel), {}};
   std::string_view rest = shape;
   while (true) {

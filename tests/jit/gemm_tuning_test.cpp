@@ -1,11 +1,14 @@
 // The GEMM tuner end to end on a private database: a tuning run stores a
 // winner that gemm() then uses; a hand-written entry is used as written
 // and still gives the exact product; an entry outside the tuner's space is
-// ignored; kiln::tune's targets reject bad text with ValueError naming it.
+// ignored; products worth tuning are counted by key for the stats;
+// kiln::tune's targets reject bad text with ValueError naming it.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <kiln/error.h>
@@ -14,6 +17,8 @@
 #include "jit/kernels/gemm.h"
 #include "jit/tuning/gemm_tuning.h"
 #include "jit/tuning/tuning_store.h"
+#include "jit/threads.h"
+#include "profiler/counters.h"
 
 namespace {
 
@@ -65,9 +70,10 @@ TEST_F(GemmTuning, ARunStoresItsWinnerAndGemmUsesIt) {
   EXPECT_GT(r.best_seconds, 0);
   EXPECT_LE(r.best_seconds, r.heuristic_seconds);  // the heuristic wins ties
   EXPECT_EQ(r.key, gemm_key(shape));
-  const std::optional<GemmConfig> used = tuned_gemm_config(shape);
+  const std::optional<TunedGemm> used = tuned_gemm_config(shape);
   ASSERT_TRUE(used);
-  EXPECT_EQ(*used, from_config(r.best_point));
+  EXPECT_EQ(used->config, from_config(r.best_point));
+  EXPECT_STREQ(used->source, "database");
   expect_exact_product(shape);
 }
 
@@ -80,11 +86,11 @@ TEST_F(GemmTuning, AHandWrittenEntryIsUsedAndAConfigOutsideTheSpaceIgnored) {
   ASSERT_TRUE(space.contains(config));
   tuning_db()->store(gemm_key(shape), {config, 1e-3, 2e-3, 1.0, 1, 0});
   bump_tuning_generation();
-  const std::optional<GemmConfig> used = tuned_gemm_config(shape);
+  const std::optional<TunedGemm> used = tuned_gemm_config(shape);
   ASSERT_TRUE(used);
-  EXPECT_EQ(used->kc, 128);
-  EXPECT_EQ(used->mc, 48);
-  EXPECT_TRUE(used->shared_b);
+  EXPECT_EQ(used->config.kc, 128);
+  EXPECT_EQ(used->config.mc, 48);
+  EXPECT_TRUE(used->config.shared_b);
   expect_exact_product(shape);
 
   config["kc"] = 100;  // not a value the tuner offers: a stale or hand-broken entry
@@ -92,6 +98,45 @@ TEST_F(GemmTuning, AHandWrittenEntryIsUsedAndAConfigOutsideTheSpaceIgnored) {
   bump_tuning_generation();
   EXPECT_FALSE(tuned_gemm_config(shape));
   expect_exact_product(shape);
+}
+
+// The row of `key` in the profiler's tunables, if any.
+std::optional<kiln::TunableStats> tunable(const std::string& key) {
+  for (const kiln::TunableStats& t : kiln::profiler::snapshot().tunables)
+    if (t.key == key) return t;
+  return std::nullopt;
+}
+
+TEST_F(GemmTuning, ProductsWorthTuningAreCountedByKeyWithTheirKilnTuneTarget) {
+  kiln::profiler::reset();
+  const GemmShape linear{4, true, false, 64, 96, 128}, small{4, true, true, 8, 8, 8}, tn{4, false, true, 70, 90, 50};
+  for (int i = 0; i < 3; ++i) expect_exact_product(linear);
+  expect_exact_product(small);
+  std::optional<kiln::TunableStats> row = tunable(gemm_key(linear));
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->target, "linear 64x128x96");  // m x k x n, as kiln tune reads it
+  EXPECT_EQ(row->calls, 3u);
+  EXPECT_GT(row->total_ms, 0);
+  EXPECT_EQ(row->threads, static_cast<std::uint32_t>(kiln::jit::num_threads()));
+  EXPECT_STREQ(row->config, "heuristic");
+  EXPECT_FALSE(tunable(gemm_key(small))) << "8x8x8 is below the work worth tuning";
+  EXPECT_EQ(gemm_target(tn), "matmul_tn 70x50x90");
+  EXPECT_EQ(gemm_target({4, false, false, 70, 90, 50}), "") << "no kiln tune kernel reads both transposed";
+  EXPECT_EQ(gemm_target({8, true, true, 70, 90, 50}), "") << "kiln tune's kernels are float32";
+
+  // Tuned: the next calls say where their config came from.
+  kiln::autotune::SearchOptions options;
+  options.budget_seconds = 2;
+  options.samples = 4;
+  ASSERT_TRUE(tune_gemm(linear, options).stored);
+  expect_exact_product(linear);
+  row = tunable(gemm_key(linear));
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->calls, 4u) << "the tuner's own timing runs are not counted";
+  EXPECT_STREQ(row->config, "database");
+
+  kiln::profiler::reset();
+  EXPECT_FALSE(tunable(gemm_key(linear))) << "a reset zeroes the counts";
 }
 
 TEST_F(GemmTuning, ProductsOfOneBucketShareAKeyAndASpace) {

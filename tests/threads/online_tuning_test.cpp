@@ -60,7 +60,10 @@ TEST(OnlineTuning, AHotMatmulIsTunedWhileItsThreadsRunItAndEveryResultIsExact) {
   EXPECT_EQ(wrong[1], 0);
 
   EXPECT_EQ(kiln::stats().jit.tunes_done, tuned_before + 1) << "the key is tuned once, not once per thread";
-  EXPECT_TRUE(kiln::jit::tuning::tuned_gemm_config(shape)) << "the winner is in use after the tuning";
+  const auto tuned = kiln::jit::tuning::tuned_gemm_config(shape);
+  ASSERT_TRUE(tuned) << "the winner is in use after the tuning";
+  EXPECT_STREQ(tuned->source, "online");
+  EXPECT_EQ(kiln::stats().jit.tunes_in_flight, 0u);
   bool logged = false;
   for (const kiln::EventStats& e : kiln::stats().recent_events)
     logged |= std::string(e.kind) == "tuned" && e.detail.find(kiln::jit::tuning::gemm_key(shape)) == 0;

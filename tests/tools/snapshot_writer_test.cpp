@@ -63,6 +63,7 @@ TEST(SnapshotWriter, EveryStatsFieldIsInTheFile) {
   TempDir dir;
   kiln::Tensor x = kiln::ones({8});
   (void)chain(x).sum().item<float>();
+  (void)kiln::matmul(kiln::ones({64, 64}), kiln::ones({64, 64})).sum().item<float>();  // a tunable product
   kiln::Stats s = kiln::stats();
   std::string path = (dir.path / "one.json").string();
   kiln::write_stats(path);
@@ -80,7 +81,13 @@ TEST(SnapshotWriter, EveryStatsFieldIsInTheFile) {
                             "oom_errors"})
     EXPECT_EQ(j[field].kind(), Json::Kind::Number) << field;
   EXPECT_EQ(j["segments_by_reason"].members().size(), kiln::kNumCutReasons);
-  EXPECT_EQ(j["jit"].members().size(), 20u) << "a JitStats field is missing from the snapshot";
+  EXPECT_EQ(j["jit"].members().size(), 21u) << "a JitStats field is missing from the snapshot";
+  ASSERT_FALSE(j["tunables"].items().empty());
+  const Json& tunable = j["tunables"].items()[0];
+  EXPECT_EQ(tunable.members().size(), 6u) << "a TunableStats field is missing from the snapshot";
+  for (const char* field : {"key", "target", "config"}) EXPECT_EQ(tunable[field].kind(), Json::Kind::String) << field;
+  for (const char* field : {"threads", "calls", "total_ms"})
+    EXPECT_EQ(tunable[field].kind(), Json::Kind::Number) << field;
   ASSERT_FALSE(j["top_keys"].items().empty());
   const Json& top = j["top_keys"].items()[0];
   EXPECT_EQ(top["key"].string().size(), 16u);

@@ -3,6 +3,7 @@
 // program it links libkiln: tuning runs kiln's kernels.
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 #include <kiln/tune.h>
 
 #include "tools/format.h"
+#include "tools/tune/from_run.h"
 #include "tools/tune/peer.h"
 #include "tools/tune/progress.h"
 
@@ -24,11 +26,16 @@ namespace {
 
 const char* kUsage =
     "usage: kiln tune [--budget SECONDS] [--threads N] [--json] [--db PATH] KERNEL SHAPE [KERNEL SHAPE ...]\n"
+    "       kiln tune --from STATS.json [--top N] [options] [KERNEL SHAPE ...]\n"
     "       kiln tune ls [--json] [--db PATH]\n"
     "       kiln tune clear [PREFIX] [--db PATH]\n"
     "  kernels: matmul MxKxN   C[MxN] = A[MxK] B[KxN] (torch::mm)\n"
     "           linear BxIxO   a linear layer: B rows of I inputs, O outputs (x w^T)\n"
     "           matmul_tn MxKxN  C = A^T B with A stored KxM (a linear layer's weight gradient)\n"
+    "  --from STATS.json the hot kernels a recorded run used (its KILN_STATS snapshot), with the threads\n"
+    "                    it ran on; kernels the database has already are skipped\n"
+    "  --top N           with --from: at most N kernels, most time first (default 8); kernels under 1%\n"
+    "                    of the run's GEMM time are left out\n"
     "  --budget SECONDS  search time per kernel (default 20); the best found in it is kept\n"
     "  --threads N       kernel threads to tune for (default: every core); tuned configs are per thread count\n"
     "  --json            results as JSON on stdout\n"
@@ -103,14 +110,20 @@ void print_json(const std::vector<Row>& rows) {
   std::cout << "\n]\n";
 }
 
+// A target and the kernel threads to tune it with.
+struct Job {
+  kiln::tune::Target target;
+  int threads;
+};
+
 // The peers, timed after all tuning (OpenBLAS's threads keep spinning for a
-// while after a call and would slow the searches down).
-// `threads` 0: no peers (the user interrupted the run and wants out).
-std::vector<Row> with_peers(std::vector<kiln::tune::Result> results, int threads) {
+// while after a call and would slow the searches down), with each job's
+// threads. `peers` false: none (the user interrupted the run and wants out).
+std::vector<Row> with_peers(std::vector<kiln::tune::Result> results, const std::vector<Job>& jobs, bool peers) {
   std::vector<Row> rows;
-  for (kiln::tune::Result& r : results) {
-    std::optional<double> peer = threads > 0 ? kiln::tools::openblas_ms(r.target, threads) : std::nullopt;
-    rows.push_back({std::move(r), peer});
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    std::optional<double> peer = peers ? kiln::tools::openblas_ms(results[i].target, jobs[i].threads) : std::nullopt;
+    rows.push_back({std::move(results[i]), peer});
   }
   return rows;
 }
@@ -147,8 +160,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   double budget = 20;
   int threads = 0;
+  double top = 8;
   bool json = false;
-  std::string db;
+  std::string db, from;
   std::vector<std::string> rest;
   std::string bad;  // what is wrong with the options, if anything
   for (std::size_t i = 0; i < args.size() && bad.empty(); ++i) {
@@ -170,8 +184,12 @@ int main(int argc, char** argv) {
       budget = number("a number of seconds > 0", 1e-3, false);
     } else if (a == "--threads") {
       threads = static_cast<int>(number("a whole number >= 1", 1, true));
+    } else if (a == "--top") {
+      top = number("a whole number >= 1", 1, true);
     } else if (a == "--db" && has_value) {
       db = args[++i];
+    } else if (a == "--from" && has_value) {
+      from = args[++i];
     } else if (a == "--json") {
       json = true;
     } else if (a.rfind("--", 0) == 0) {
@@ -196,39 +214,60 @@ int main(int argc, char** argv) {
     std::cout << "removed " << n << " entries from " << kiln::tune::database_path() << "\n";
     return 0;
   }
-  if (rest.empty() || rest.size() % 2 != 0) {
+  if ((rest.empty() && from.empty()) || rest.size() % 2 != 0) {
     std::cerr << kUsage;
     return 2;
   }
-  std::vector<kiln::tune::Target> targets;
+  const int default_threads = threads > 0 ? threads : kiln::get_num_threads();
+  std::vector<Job> jobs;
+  if (!from.empty()) {
+    std::vector<std::string> tuned;
+    for (const kiln::tune::Entry& e : kiln::tune::list()) tuned.push_back(e.key);
+    const kiln::tools::RunKernels run = kiln::tools::kernels_of_run(from, static_cast<std::size_t>(top), tuned);
+    if (!run.error.empty()) {
+      std::cerr << "kiln tune: " << run.error << "\n";
+      return 2;
+    }
+    std::cerr << "kiln tune: from " << from << ": " << run.summary << "\n";
+    for (const std::string& why : run.skipped) std::cerr << "  skipped " << why << "\n";
+    // The run's thread count, unless --threads says otherwise: tuned configs are per thread count.
+    for (const kiln::tools::RunKernel& k : run.chosen)
+      jobs.push_back({k.target, threads > 0 ? threads : std::max(1, k.threads)});
+  }
   try {
-    for (std::size_t i = 0; i < rest.size(); i += 2) targets.push_back(kiln::tune::parse_target(rest[i], rest[i + 1]));
+    for (std::size_t i = 0; i < rest.size(); i += 2)
+      jobs.push_back({kiln::tune::parse_target(rest[i], rest[i + 1]), default_threads});
   } catch (const kiln::ValueError& e) {
     std::cerr << e.what() << "\n";
     return 2;
   }
-  if (threads > 0) kiln::set_num_threads(threads);
+  if (jobs.empty()) {
+    std::cerr << "kiln tune: nothing to tune\n";
+    return 0;
+  }
   if (kiln::tune::database_path().empty())
     std::cerr << "kiln tune: no database (KILN_CACHE_DIR=off and no KILN_TUNING_DB): results are not kept\n";
   ::signal(SIGINT, on_interrupt);
   std::vector<kiln::tune::Result> results;
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    kiln::tools::TuneProgress progress(targets[i].text(), static_cast<int>(i + 1), static_cast<int>(targets.size()));
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    kiln::set_num_threads(jobs[i].threads);
+    kiln::tools::TuneProgress progress(jobs[i].target.text(), static_cast<int>(i + 1), static_cast<int>(jobs.size()));
     kiln::tune::Options options;
     options.budget_seconds = budget;
     options.cancel = &g_cancel;
     options.on_progress = [&](const kiln::tune::Progress& p) { progress.update(p); };
-    kiln::tune::Result r = kiln::tune::run(targets[i], options);
+    kiln::tune::Result r = kiln::tune::run(jobs[i].target, options);
     if (g_cancel.load()) {
       std::fputs("\n", stderr);
-      std::cerr << "kiln tune: interrupted; nothing stored for " << targets[i].text() << "\n";
-      if (!results.empty()) json ? print_json(with_peers(results, 0)) : print_table(with_peers(results, 0));
+      std::cerr << "kiln tune: interrupted; nothing stored for " << jobs[i].target.text() << "\n";
+      if (!results.empty())
+        json ? print_json(with_peers(results, jobs, false)) : print_table(with_peers(results, jobs, false));
       return 130;
     }
     progress.finish(r);
     results.push_back(std::move(r));
   }
-  const std::vector<Row> rows = with_peers(std::move(results), threads > 0 ? threads : kiln::get_num_threads());
+  const std::vector<Row> rows = with_peers(std::move(results), jobs, true);
   json ? print_json(rows) : print_table(rows);
   return 0;
 }

@@ -89,9 +89,27 @@ struct JitStats {
   std::uint64_t group_runs_interpreted = 0;  // fused groups run op by op (tier 0)
   std::uint64_t dynamic_compiles = 0;        // kernels compiled with run-time sizes (shapes that vary)
   std::uint64_t tunes_done = 0;              // hot kernels tuned while running (KILN_AUTOTUNE=online)
+  std::uint64_t tunes_in_flight = 0;         // of those, being tuned now
   double compile_ms_p50 = 0, compile_ms_p90 = 0, compile_ms_p99 = 0, compile_ms_max = 0;
   double disk_load_ms_p50 = 0;
   std::vector<std::string> recent_failures;  // why compiles failed, newest last
+};
+
+/// A tunable kernel as this run used it: the GEMM products of one tuning
+/// database key (a shape bucket), what `kiln tune --from STATS.json` tunes.
+/// Products too small to be worth tuning (below 2^18 multiply-adds) are left out.
+struct TunableStats {
+  std::string key{};     // the tuning database's key, e.g. "gemm/f32/nt/t2/128x768x512"
+  /// The `kiln tune` kernel and shape of the first product seen under the
+  /// key, e.g. "linear 128x784x512"; empty when kiln tune has no kernel for it.
+  std::string target{};
+  std::uint32_t threads = 0;  // kernel threads it ran with (part of the key)
+  std::uint64_t calls = 0;
+  double total_ms = 0;   // wall time of its calls
+  /// Where its config came from at the latest call: "heuristic" (nothing
+  /// tuned), "database" (`kiln tune` or an earlier run) or "online"
+  /// (tuned while this program ran, KILN_AUTOTUNE=online).
+  const char* config = "heuristic";
 };
 
 struct Stats {
@@ -109,6 +127,7 @@ struct Stats {
   std::uint64_t intermediate_bytes = 0;  // bytes of temporaries allocated inside segments
   std::vector<CutSiteStats> cut_sites;   // most segments first, at most 32
   std::vector<EventStats> recent_events;  // oldest first, the last 64
+  std::vector<TunableStats> tunables;     // most time first, at most 16
   bool profiling = true;                  // false with KILN_PROFILE=0: only memory and jit fields are kept
 
   // Filled from the allocator (kiln::memory::stats()); see kiln/memory/memory.h.
