@@ -4,7 +4,6 @@
 // the library is not built with -march=native.
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <optional>
 
 #include "jit/threads.h"
@@ -14,6 +13,7 @@
 #include "jit/kernels/gemm.h"
 #include "jit/kernels/gemm_blocking.h"
 #include "jit/kernels/gemm_few_rows.h"
+#include "jit/kernels/gemm_pack.h"
 #include "jit/kernels/gemm_microkernel.h"
 #include "jit/kernels/parallel.h"
 #include "jit/workspace.h"
@@ -100,44 +100,6 @@ GemmIsa<T> current_isa() {
     case GemmVariant::Avx512: return {gemm_blocking<T>(kAvx512Tile), &macro_avx512<T>};
     case GemmVariant::Avx2: return {gemm_blocking<T>(kAvx2Tile), &macro_avx2<T>};
     default: return {gemm_blocking<T>(kBaselineTile), &macro_baseline<T>};
-  }
-}
-
-// Panels of `width` rows of the slice `src` (src(r, k) = row r, depth k),
-// laid out depth-major: dst[p][k][r], rows past `rows` zero. The loops walk
-// the source in its memory order: B's columns are packed as rows of B^T,
-// whose rows are adjacent in memory; there one depth step of every panel
-// is copied before the next (a row of B read front to back: per panel
-// instead, each depth step read one line of another row, and packing took
-// a quarter of a 256x3072x768 product).
-template <class T>
-void pack_panels(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t depth, int width,
-                 std::int64_t first_panel, std::int64_t end_panel) {
-  if (src.row_stride <= src.col_stride) {
-    for (std::int64_t k = 0; k < depth; ++k)
-      for (std::int64_t p = first_panel; p < end_panel; ++p) {
-        T* out = dst + (p * depth + k) * width;
-        const std::int64_t r0 = p * width, valid = std::min<std::int64_t>(width, rows - r0);
-        const T* s = &src.at(r0, k);
-        if (src.row_stride == 1)
-          std::memcpy(out, s, static_cast<std::size_t>(valid) * sizeof(T));
-        else
-          for (std::int64_t r = 0; r < valid; ++r) out[r] = s[r * src.row_stride];
-        for (std::int64_t r = valid; r < width; ++r) out[r] = T(0);
-      }
-    return;
-  }
-  for (std::int64_t p = first_panel; p < end_panel; ++p) {
-    T* panel = dst + p * width * depth;
-    const std::int64_t r0 = p * width, valid = std::min<std::int64_t>(width, rows - r0);
-    for (std::int64_t r = 0; r < width; ++r) {
-      if (r >= valid) {
-        for (std::int64_t k = 0; k < depth; ++k) panel[k * width + r] = T(0);
-        continue;
-      }
-      const T* s = &src.at(r0 + r, 0);
-      for (std::int64_t k = 0; k < depth; ++k) panel[k * width + r] = s[k * src.col_stride];
-    }
   }
 }
 
