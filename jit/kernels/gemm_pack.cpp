@@ -6,8 +6,9 @@
 // 256x3072x768 product). Where each row is contiguous along the depth (A
 // of a row-major product, a linear layer's weight), the source is a
 // transpose of the panels: float rows go through 8x8 blocks transposed in
-// AVX2 registers (the scalar copy, one strided store per element, was 41%
-// of a 32x512x512 linear layer's time on one thread).
+// AVX2 registers, for panels of 6 rows (A) or a multiple of 8 (B) (the
+// scalar copy, one strided store per element, was 41% of a 32x512x512
+// linear layer's time on one thread).
 #include "jit/kernels/gemm_pack.h"
 
 #include <algorithm>
@@ -19,11 +20,24 @@
 namespace kiln::jit::kernels {
 namespace {
 
-// Rows r0..r0+8 of a row-contiguous float source (`valid` of them real,
-// the rest zero), depth steps k0..k0+8, stored transposed at
-// out[k * width + j] for k, j < 8.
-[[gnu::target("avx2")]] inline void transpose_8x8(float* out, std::int64_t width, const float* s,
-                                                  std::int64_t row_stride, std::int64_t valid) {
+// The first `Lanes` (8, or 6: the A panels' rows) floats of `v` to `out`.
+template <int Lanes>
+[[gnu::target("avx2")]] inline void store_lanes(float* out, __m256 v) {
+  if constexpr (Lanes == 8) {
+    _mm256_storeu_ps(out, v);
+  } else {
+    static_assert(Lanes == 6);
+    _mm_storeu_ps(out, _mm256_castps256_ps128(v));
+    _mm_storel_pi(reinterpret_cast<__m64*>(out + 4), _mm256_extractf128_ps(v, 1));
+  }
+}
+
+// Rows r0..r0+Lanes of a row-contiguous float source (`valid` of them
+// real, the rest zero), depth steps k0..k0+8, stored transposed at
+// out[k * width + j] for k < 8, j < Lanes.
+template <int Lanes>
+[[gnu::target("avx2")]] inline void transpose_block(float* out, std::int64_t width, const float* s,
+                                                    std::int64_t row_stride, std::int64_t valid) {
   __m256 r[8];
   for (int i = 0; i < 8; ++i) r[i] = i < valid ? _mm256_loadu_ps(s + i * row_stride) : _mm256_setzero_ps();
   __m256 t[8], u[8];
@@ -38,25 +52,31 @@ namespace {
     u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
   }
   for (int j = 0; j < 4; ++j) {
-    _mm256_storeu_ps(out + j * width, _mm256_permute2f128_ps(u[j], u[j + 4], 0x20));
-    _mm256_storeu_ps(out + (j + 4) * width, _mm256_permute2f128_ps(u[j], u[j + 4], 0x31));
+    store_lanes<Lanes>(out + j * width, _mm256_permute2f128_ps(u[j], u[j + 4], 0x20));
+    store_lanes<Lanes>(out + (j + 4) * width, _mm256_permute2f128_ps(u[j], u[j + 4], 0x31));
   }
 }
 
-// One panel of a row-contiguous float source, width a multiple of 8.
+// One panel of a row-contiguous float source; width a multiple of 8, or 6.
 [[gnu::target("avx2")]] void pack_transposed_avx2(float* panel, const float* s, std::int64_t row_stride,
                                                   std::int64_t valid, std::int64_t depth, int width) {
   const std::int64_t blocked = depth / 8 * 8;
-  for (std::int64_t k = 0; k < blocked; k += 8)
+  for (std::int64_t k = 0; k < blocked; k += 8) {
+    if (width == 6) {
+      transpose_block<6>(panel + k * width, width, s + k, row_stride, valid);
+      continue;
+    }
     for (int r = 0; r < width; r += 8)
-      transpose_8x8(panel + k * width + r, width, s + r * row_stride + k, row_stride, std::max<std::int64_t>(0, valid - r));
+      transpose_block<8>(panel + k * width + r, width, s + r * row_stride + k, row_stride,
+                         std::max<std::int64_t>(0, valid - r));
+  }
   for (std::int64_t k = blocked; k < depth; ++k)
     for (int r = 0; r < width; ++r) panel[k * width + r] = r < valid ? s[r * row_stride + k] : 0.0f;
 }
 
 bool avx2_transpose(int width) {
   const GemmVariant v = current_gemm_variant();
-  return width % 8 == 0 && (v == GemmVariant::Avx2 || v == GemmVariant::Avx512);
+  return (width % 8 == 0 || width == 6) && (v == GemmVariant::Avx2 || v == GemmVariant::Avx512);
 }
 
 }  // namespace
