@@ -6,7 +6,7 @@
 
 namespace kiln::trace {
 
-enum class OpKind : std::uint8_t { Creation, Unary, Binary, Ternary, Reduction, MatMul, Index, Scan };
+enum class OpKind : std::uint8_t { Creation, Unary, Binary, Ternary, Reduction, MatMul, Index, Scan, Window };
 
 /// How an op's result dtype follows from its operands (LibTorch's rules).
 enum class DtypeRule : std::uint8_t {

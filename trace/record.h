@@ -12,6 +12,7 @@
 #include "profiler/counters.h"
 #include "trace/node.h"
 #include "trace/tensor_impl.h"
+#include "trace/window.h"
 
 namespace kiln::trace {
 
@@ -64,6 +65,17 @@ TensorRef cumulative(OpId op, const TensorImpl& x, std::int64_t dim, bool revers
 /// The int64 positions that sort each line of `x` along `dim`: a stable
 /// sort, NaN greater than every number. `op` names the user's call.
 TensorRef argsort(const TensorImpl& x, std::int64_t dim, bool descending, const char* op);
+/// The sliding windows of a 4-d x [N, C, H, W] as columns (op Im2col):
+/// [N, C*kh*kw, oh*ow], row c*kh*kw + i*kw + j holding input channel c at
+/// kernel offset (i, j) for every window, zero where the window reaches
+/// into the padding. ValueError for a window value out of range (kernel,
+/// stride, dilation < 1, padding < 0, any > 65535), ShapeError naming `op`
+/// and x's shape for another rank or a window that does not fit.
+TensorRef im2col(const TensorImpl& x, const Window2d& window, const char* op);
+/// The adjoint (op Col2im): columns [N, C*kh*kw, L] summed back into
+/// [N, C, size[0], size[1]], where L must be the number of windows of that
+/// size. The same errors, naming the columns' shape.
+TensorRef col2im(const TensorImpl& columns, const std::int64_t size[2], const Window2d& window, const char* op);
 
 /// Makes `x`'s storage safe to read (and, with `for_write`, to write) from
 /// the calling thread: flushes the pending writes (and reads) it depends on.

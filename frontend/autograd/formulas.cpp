@@ -13,6 +13,7 @@
 #include "frontend/autograd/op_node.h"
 #include "frontend/cumulative.h"
 #include "frontend/handle.h"
+#include "frontend/window.h"
 
 namespace kiln::autograd {
 
@@ -239,6 +240,16 @@ void cumprod_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
                 where(first, tail_sum(g * first_as_one), 0));
 }
 
+// im2col and col2im are each other's adjoint: each one's gradient is the other.
+void im2col_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  const IntArrayRef shape = c.input_shape(0);
+  const std::int64_t size[2] = {shape[2], shape[3]};
+  gi[0] = frontend::col2im(g, size, trace::Window2d::from(c.attrs()), "Im2ColBackward0");
+}
+void col2im_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
+  gi[0] = frontend::im2col(g, trace::Window2d::from(c.attrs()), "Col2ImBackward0");
+}
+
 }  // namespace
 
 bool is_differentiable(OpId op) {
@@ -318,6 +329,8 @@ const GradFormula& grad_formula(OpId op) {
     }
     case OpId::Cumsum: { static constexpr GradFormula f{"CumsumBackward0", 0, cumsum_grad}; return f; }
     case OpId::Cumprod: { static constexpr GradFormula f{"CumprodBackward0", x | y, cumprod_grad}; return f; }
+    case OpId::Im2col: { static constexpr GradFormula f{"Im2ColBackward0", 0, im2col_grad}; return f; }
+    case OpId::Col2im: { static constexpr GradFormula f{"Col2ImBackward0", 0, col2im_grad}; return f; }
   }
   return kNone;
 }

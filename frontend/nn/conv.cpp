@@ -1,5 +1,6 @@
-// Convolution lowered to one GEMM over stacked window slices (frontend/nn/
-// windows.h): gradients come from slice, cat, stack and matmul.
+// Convolution lowered to one GEMM over the input's windows as columns
+// (im2col, frontend/window.h): gradients come from im2col's (col2im) and
+// matmul's.
 #include <kiln/nn/conv.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <kiln/nn/init.h>
 
 #include "frontend/nn/windows.h"
+#include "frontend/window.h"
 
 namespace kiln::nn {
 namespace {
@@ -42,12 +44,21 @@ Tensor convolve(const Tensor& input, const Tensor& weight, const Tensor& bias, s
   g.padding = std::move(padding);
   g.dilation = std::move(dilation);
   const std::vector<std::int64_t> out = detail::output_sizes(input, g, op);
-  const Tensor padded = detail::pad_spatial(input, g.padding, g.padding, 0.0);
+  // A 1-d convolution is a 2-d one of height 1.
+  trace::Window2d window;
+  for (std::int64_t i = 0; i < s; ++i) {
+    const std::size_t d = static_cast<std::size_t>(2 - s + i), from = static_cast<std::size_t>(i);
+    window.kernel[d] = g.kernel[from];
+    window.stride[d] = g.stride[from];
+    window.padding[d] = g.padding[from];
+    window.dilation[d] = g.dilation[from];
+  }
   std::int64_t k = 1, l = 1;
   for (std::int64_t v : g.kernel) k *= v;
   for (std::int64_t v : out) l *= v;
-  // [N, C, K, *out] -> [N, groups, C/groups x K, L] against [groups, O/groups, C/groups x K].
-  const Tensor patches = stack(detail::window_slices(padded, g, out), 2).reshape({n, groups, c / groups * k, l});
+  // [N, C x K, L] -> [N, groups, C/groups x K, L] against [groups, O/groups, C/groups x K].
+  const Tensor patches =
+      frontend::im2col(s == 1 ? input.unsqueeze(2) : input, window, op).reshape({n, groups, c / groups * k, l});
   Tensor y = matmul(weight.reshape({groups, o / groups, c / groups * k}), patches);
   std::vector<std::int64_t> shape = {n, o};
   shape.insert(shape.end(), out.begin(), out.end());

@@ -12,6 +12,7 @@
 #include <kiln/nn/dropout.h>
 #include <kiln/nn/embedding.h>
 #include <kiln/nn/flatten.h>
+#include <kiln/nn/fold.h>
 #include <kiln/nn/init.h>
 #include <kiln/nn/linear.h>
 #include <kiln/nn/loss.h>

@@ -70,7 +70,9 @@ OpEmitter op_emitter(OpId op) {
     case OpId::ScatterAdd:
     case OpId::Cumsum:
     case OpId::Cumprod:
-    case OpId::Argsort: return {};
+    case OpId::Argsort:
+    case OpId::Im2col:
+    case OpId::Col2im: return {};
   }
   return {};
 }

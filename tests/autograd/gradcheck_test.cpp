@@ -219,6 +219,21 @@ std::vector<Case> cases(OpId op) {
                {values({3, 4}, 73), indices({0, 3, 3, 1, 2, 0}, {3, 2}), values({3, 3}, 74)}},
               {"scatter_add_dim0", [](const V& x) { return kiln::scatter_add(x[0], 0, as_long(x[1]), x[2]); },
                {values({3, 2}, 75), indices({2, 0, 2, 2}, {2, 2}), transposed(values({2, 2}, 76))}}};
+    // Overlapping windows with padding, stride and dilation; a transposed input.
+    case OpId::Im2col: {
+      const auto options = kiln::nn::functional::UnfoldFuncOptions({2, 3}).stride({2, 1}).padding({1, 0}).dilation({1, 2});
+      return {{"unfold", [=](const V& x) { return kiln::nn::functional::unfold(x[0], options); }, {values({2, 3, 5, 6}, 79)}},
+              {"unfold_noncontiguous",
+               [=](const V& x) { return kiln::nn::functional::unfold(x[0].transpose(2, 3), options); },
+               {values({2, 3, 6, 5}, 80)}}};
+    }
+    case OpId::Col2im: {  // the columns of the window above: 3 x 6 rows, 3 x 2 windows
+      const auto options =
+          kiln::nn::functional::FoldFuncOptions({5, 6}, {2, 3}).stride({2, 1}).padding({1, 0}).dilation({1, 2});
+      return {{"fold", [=](const V& x) { return kiln::nn::functional::fold(x[0], options); }, {values({2, 18, 6}, 81)}},
+              {"fold_unbatched", [=](const V& x) { return kiln::nn::functional::fold(x[0], options); },
+               {values({18, 6}, 82)}}};
+    }
     case OpId::Cumsum: {
       std::vector<Case> cs = unary("cumsum", [](const V& x) { return x[0].cumsum(1); }, values({3, 4}, 77));
       cs.push_back({"cumsum_dim0_3d", [](const V& x) { return kiln::cumsum(x[0], -3); }, {values({3, 2, 2}, 78)}});

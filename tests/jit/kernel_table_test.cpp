@@ -1,6 +1,7 @@
 // Every op of trace/ops.def has a reference kernel, and each runs.
 #include "jit/kernels/kernel.h"
 #include "tests/jit/op_checks.h"
+#include "trace/window.h"
 
 namespace kiln::jit::testing {
 namespace {
@@ -43,9 +44,16 @@ void add_minimal_node(SegmentBuilder& b, OpId op) {
     case OpKind::Scan:
       in = {b.view(x, kFloat32, strided({2, 2}, {1, 2}))};
       break;
+    case OpKind::Window:  // 1x1 windows of a [1, 1, 2, 2] image: columns [1, 1, 4]
+      in = {b.view(x, kFloat32, contiguous(op == OpId::Im2col ? std::vector<std::int64_t>{1, 1, 2, 2}
+                                                             : std::vector<std::int64_t>{1, 1, 4}))};
+      out_geo = contiguous(op == OpId::Im2col ? std::vector<std::int64_t>{1, 1, 4}
+                                              : std::vector<std::int64_t>{1, 1, 2, 2});
+      break;
   }
   const auto y = b.value(static_cast<std::size_t>(out_geo.numel()) * element_size(out_t));
-  b.node(op, kFloat32, b.view(y, out_t, out_geo), in, 1);
+  trace::Node& node = b.node(op, kFloat32, b.view(y, out_t, out_geo), in, 1);
+  if (info.kind == OpKind::Window) node.attrs = trace::Window2d{}.attrs();
 }
 
 TEST(KernelTable, EveryOpHasAKernelThatRuns) {

@@ -1,9 +1,9 @@
 // Convolutions, as LibTorch's torch::nn::Conv1d / Conv2d, their functional
 // forms and the free functions kiln::conv1d / conv2d. A convolution is one
-// GEMM over patches of its input: the kernel's offsets are strided slices
-// of the padded input, stacked into [N, groups, C/groups x K, L] and
-// multiplied by the weight as [groups, O/groups, C/groups x K]; the bias add
-// and what follows fuse like a matmul's epilogue.
+// GEMM over patches of its input: its windows as columns (unfold, one
+// im2col op), [N, groups, C/groups x K, L], multiplied by the weight as
+// [groups, O/groups, C/groups x K]; the bias add and what follows fuse like
+// a matmul's epilogue.
 #pragma once
 
 #include <cstdint>

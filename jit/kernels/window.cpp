@@ -1,0 +1,111 @@
+// im2col and col2im (trace/window.h): the sliding windows of [N, C, H, W]
+// as columns [N, C*kh*kw, oh*ow], and the columns summed back. Planes
+// (n, c) run in parallel; within a plane col2im adds the kernel offsets in
+// a fixed order, so results do not depend on the thread split.
+#include <algorithm>
+
+#include <kiln/error.h>
+
+#include "jit/kernels/dtype_dispatch.h"
+#include "jit/kernels/kernel.h"
+#include "jit/kernels/parallel.h"
+#include "trace/window.h"
+
+namespace kiln::jit::kernels {
+namespace {
+
+// The geometry both kernels share: the image side [N, C, H, W] and the
+// column side [N, C*K, L], each through its own strides.
+struct WindowPlan {
+  trace::Window2d w;
+  std::int64_t n, c, h, wd, oh, ow;
+  const std::int64_t* image_strides;
+  const std::int64_t* column_strides;
+
+  WindowPlan(const trace::Node& node, const TensorArg& image, const TensorArg& columns)
+      : w(trace::Window2d::from(node.attrs)),
+        n(image.geo.sizes[0]),
+        c(image.geo.sizes[1]),
+        h(image.geo.sizes[2]),
+        wd(image.geo.sizes[3]),
+        oh(w.out_size(0, h)),
+        ow(w.out_size(1, wd)),
+        image_strides(image.geo.strides),
+        column_strides(columns.geo.strides) {
+    KILN_CHECK(image.geo.ndim == 4 && columns.geo.ndim == 3 && columns.geo.sizes[0] == n &&
+                   columns.geo.sizes[1] == c * w.kernel_numel() && columns.geo.sizes[2] == oh * ow,
+               "window op on image ", trace::shape_str(image.geo.shape()), " and columns ",
+               trace::shape_str(columns.geo.shape()));
+  }
+
+  // fn(image plane offset, column offset of row c*K + offset) for every
+  // plane and kernel offset, with the offset's (i, j); planes in parallel.
+  template <class Fn>
+  void for_each_offset(Fn&& fn) const {
+    const std::int64_t k = w.kernel_numel();
+    parallel_ranges(n * c, std::max<std::int64_t>(1, 4096 / std::max<std::int64_t>(1, k * oh * ow)),
+                    [&](std::int64_t begin, std::int64_t end) {
+                      for (std::int64_t plane = begin; plane < end; ++plane) {
+                        const std::int64_t b = plane / c, ch = plane % c;
+                        const std::int64_t image = b * image_strides[0] + ch * image_strides[1];
+                        for (std::int64_t off = 0; off < k; ++off)
+                          fn(image, b * column_strides[0] + (ch * k + off) * column_strides[1], off / w.kernel[1],
+                             off % w.kernel[1]);
+                      }
+                    });
+  }
+
+  // body(column index l, image row, image column) for each window at kernel
+  // offset (i, j) that reads inside the image.
+  template <class Body>
+  void for_each_inside(std::int64_t i, std::int64_t j, Body&& body) const {
+    for (std::int64_t oy = 0; oy < oh; ++oy) {
+      const std::int64_t y = oy * w.stride[0] - w.padding[0] + i * w.dilation[0];
+      for (std::int64_t ox = 0; ox < ow; ++ox) {
+        const std::int64_t x = ox * w.stride[1] - w.padding[1] + j * w.dilation[1];
+        body(oy * ow + ox, y, x, y >= 0 && y < h && x >= 0 && x < wd);
+      }
+    }
+  }
+};
+
+template <class T>
+void im2col(const KernelCall& call) {
+  const WindowPlan p(*call.node, call.in[0], call.out);
+  const T* image = reinterpret_cast<const T*>(call.in[0].data);
+  T* columns = reinterpret_cast<T*>(call.out.data);
+  const std::int64_t ls = p.column_strides[2], ys = p.image_strides[2], xs = p.image_strides[3];
+  p.for_each_offset([&](std::int64_t plane, std::int64_t row, std::int64_t i, std::int64_t j) {
+    p.for_each_inside(i, j, [&](std::int64_t l, std::int64_t y, std::int64_t x, bool inside) {
+      columns[row + l * ls] = inside ? image[plane + y * ys + x * xs] : T(0);
+    });
+  });
+}
+
+template <class T>
+void col2im(const KernelCall& call) {
+  const WindowPlan p(*call.node, call.out, call.in[0]);
+  const T* columns = reinterpret_cast<const T*>(call.in[0].data);
+  T* image = reinterpret_cast<T*>(call.out.data);
+  const std::int64_t ls = p.column_strides[2], ys = p.image_strides[2], xs = p.image_strides[3];
+  p.for_each_offset([&](std::int64_t plane, std::int64_t row, std::int64_t i, std::int64_t j) {
+    if (i == 0 && j == 0)  // the plane's first offset: clear it first (one task owns the plane)
+      for (std::int64_t y = 0; y < p.h; ++y)
+        for (std::int64_t x = 0; x < p.wd; ++x) image[plane + y * ys + x * xs] = T(0);
+    p.for_each_inside(i, j, [&](std::int64_t l, std::int64_t y, std::int64_t x, bool inside) {
+      if (inside) image[plane + y * ys + x * xs] += columns[row + l * ls];
+    });
+  });
+}
+
+}  // namespace
+
+void Im2col(const KernelCall& c) {
+  visit_dtype<kNumericTypes>(c.out.dtype, "im2col", [&]<class T>() { im2col<T>(c); });
+}
+
+void Col2im(const KernelCall& c) {
+  visit_dtype<kNumericTypes>(c.out.dtype, "col2im", [&]<class T>() { col2im<T>(c); });
+}
+
+}  // namespace kiln::jit::kernels
