@@ -55,16 +55,20 @@ struct WindowPlan {
                     });
   }
 
-  // body(column index l, image row, image column) for each window at kernel
-  // offset (i, j) that reads inside the image.
-  template <class Body>
-  void for_each_inside(std::int64_t i, std::int64_t j, Body&& body) const {
+  // row(l0, y, lo, hi, x0) for each row oy of windows at kernel offset
+  // (i, j): its windows are columns l0 .. l0 + ow, and those ox in [lo, hi)
+  // read inside the image, at row y and column x0 + ox * stride (lo == hi
+  // when the row y is in the padding).
+  template <class Row>
+  void for_each_row(std::int64_t i, std::int64_t j, Row&& row) const {
+    auto ceil_div = [](std::int64_t a, std::int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); };
+    const std::int64_t x0 = j * w.dilation[1] - w.padding[1], sw = w.stride[1];
+    const std::int64_t lo = std::clamp<std::int64_t>(ceil_div(-x0, sw), 0, ow);
+    const std::int64_t hi = std::clamp<std::int64_t>(ceil_div(wd - x0, sw), lo, ow);
     for (std::int64_t oy = 0; oy < oh; ++oy) {
       const std::int64_t y = oy * w.stride[0] - w.padding[0] + i * w.dilation[0];
-      for (std::int64_t ox = 0; ox < ow; ++ox) {
-        const std::int64_t x = ox * w.stride[1] - w.padding[1] + j * w.dilation[1];
-        body(oy * ow + ox, y, x, y >= 0 && y < h && x >= 0 && x < wd);
-      }
+      const bool inside = y >= 0 && y < h;
+      row(oy * ow, y, inside ? lo : 0, inside ? hi : 0, x0);
     }
   }
 };
@@ -74,10 +78,15 @@ void im2col(const KernelCall& call) {
   const WindowPlan p(*call.node, call.in[0], call.out);
   const T* image = reinterpret_cast<const T*>(call.in[0].data);
   T* columns = reinterpret_cast<T*>(call.out.data);
-  const std::int64_t ls = p.column_strides[2], ys = p.image_strides[2], xs = p.image_strides[3];
+  const std::int64_t ls = p.column_strides[2], ys = p.image_strides[2], xs = p.image_strides[3] * p.w.stride[1];
   p.for_each_offset([&](std::int64_t plane, std::int64_t row, std::int64_t i, std::int64_t j) {
-    p.for_each_inside(i, j, [&](std::int64_t l, std::int64_t y, std::int64_t x, bool inside) {
-      columns[row + l * ls] = inside ? image[plane + y * ys + x * xs] : T(0);
+    p.for_each_row(i, j, [&](std::int64_t l0, std::int64_t y, std::int64_t lo, std::int64_t hi, std::int64_t x0) {
+      T* out = columns + row + l0 * ls;
+      const std::int64_t in = plane + y * ys + x0 * p.image_strides[3];  // an offset: it may lie in the padding
+      std::int64_t ox = 0;
+      for (; ox < lo; ++ox) out[ox * ls] = T(0);
+      for (; ox < hi; ++ox) out[ox * ls] = image[in + ox * xs];
+      for (; ox < p.ow; ++ox) out[ox * ls] = T(0);
     });
   });
 }
@@ -87,13 +96,15 @@ void col2im(const KernelCall& call) {
   const WindowPlan p(*call.node, call.out, call.in[0]);
   const T* columns = reinterpret_cast<const T*>(call.in[0].data);
   T* image = reinterpret_cast<T*>(call.out.data);
-  const std::int64_t ls = p.column_strides[2], ys = p.image_strides[2], xs = p.image_strides[3];
+  const std::int64_t ls = p.column_strides[2], ys = p.image_strides[2], xs = p.image_strides[3] * p.w.stride[1];
   p.for_each_offset([&](std::int64_t plane, std::int64_t row, std::int64_t i, std::int64_t j) {
     if (i == 0 && j == 0)  // the plane's first offset: clear it first (one task owns the plane)
       for (std::int64_t y = 0; y < p.h; ++y)
-        for (std::int64_t x = 0; x < p.wd; ++x) image[plane + y * ys + x * xs] = T(0);
-    p.for_each_inside(i, j, [&](std::int64_t l, std::int64_t y, std::int64_t x, bool inside) {
-      if (inside) image[plane + y * ys + x * xs] += columns[row + l * ls];
+        for (std::int64_t x = 0; x < p.wd; ++x) image[plane + y * ys + x * p.image_strides[3]] = T(0);
+    p.for_each_row(i, j, [&](std::int64_t l0, std::int64_t y, std::int64_t lo, std::int64_t hi, std::int64_t x0) {
+      const T* in = columns + row + l0 * ls;
+      const std::int64_t out = plane + y * ys + x0 * p.image_strides[3];  // an offset: it may lie in the padding
+      for (std::int64_t ox = lo; ox < hi; ++ox) image[out + ox * xs] += in[ox * ls];
     });
   });
 }
