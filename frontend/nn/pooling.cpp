@@ -1,5 +1,5 @@
-// Max and average pooling over window slices, adaptive average pooling as
-// one averaging matrix per spatial dim.
+// Max and average pooling over the windows as columns (one Im2col op),
+// adaptive average pooling as one averaging matrix per spatial dim.
 #include <kiln/nn/pooling.h>
 
 #include <cmath>
@@ -43,7 +43,7 @@ Tensor max_pool(const Tensor& input, detail::WindowGeometry g, const char* op) {
   const Tensor padded = detail::pad_spatial(x, g.padding, detail::padding_after(x, g, out),
                                             -std::numeric_limits<double>::infinity());
   // The first maximum of each window, so the gradient reaches that element only.
-  const Tensor windows = stack(detail::window_slices(padded, g, out), 2);
+  const Tensor windows = detail::window_columns(padded, g, out, op);
   const Tensor y = windows.gather(2, windows.argmax(2, true)).squeeze(2);
   return unbatched ? y.squeeze(0) : y;
 }
@@ -57,12 +57,7 @@ Tensor avg_pool(const Tensor& input, detail::WindowGeometry g, bool count_includ
     throw ValueError(kiln::detail::cat("[", op, "] divisor_override must be non-zero"));
   const std::vector<std::int64_t> out = detail::output_sizes(x, g, op);
   const std::vector<std::int64_t> after = detail::padding_after(x, g, out);
-  auto window_sum = [&](const Tensor& padded) {
-    std::vector<Tensor> slices = detail::window_slices(padded, g, out);
-    Tensor sum = slices[0];
-    for (std::size_t i = 1; i < slices.size(); ++i) sum = sum + slices[i];
-    return sum;
-  };
+  auto window_sum = [&](const Tensor& padded) { return detail::window_columns(padded, g, out, op).sum(2); };
   const Tensor sum = window_sum(detail::pad_spatial(x, g.padding, after, 0.0));
   Tensor y;
   if (divisor_override) {

@@ -4,6 +4,8 @@
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
 
+#include "frontend/window.h"
+
 namespace kiln::nn::detail {
 
 std::vector<std::int64_t> output_sizes(const Tensor& input, const WindowGeometry& g, const char* op) {
@@ -69,26 +71,26 @@ Tensor pad_spatial(const Tensor& x, const std::vector<std::int64_t>& before, con
   return y;
 }
 
-std::vector<Tensor> window_slices(const Tensor& padded, const WindowGeometry& g, const std::vector<std::int64_t>& out) {
+Tensor window_columns(const Tensor& padded, const WindowGeometry& g, const std::vector<std::int64_t>& out,
+                      const char* op) {
   const std::size_t s = g.kernel.size();
-  std::int64_t count = 1;
-  for (std::int64_t k : g.kernel) count *= k;
-  std::vector<Tensor> slices;
-  slices.reserve(static_cast<std::size_t>(count));
-  std::vector<std::int64_t> at(s, 0);  // the kernel offset, row-major
-  for (std::int64_t n = 0; n < count; ++n) {
-    Tensor w = padded;
-    for (std::size_t i = 0; i < s; ++i) {
-      const std::int64_t start = at[i] * g.dilation[i];
-      w = w.slice(static_cast<std::int64_t>(2 + i), start, start + (out[i] - 1) * g.stride[i] + 1, g.stride[i]);
-    }
-    slices.push_back(w);
-    for (std::size_t i = s; i-- > 0;) {
-      if (++at[i] < g.kernel[i]) break;
-      at[i] = 0;
-    }
+  const Tensor image = s == 1 ? padded.unsqueeze(2) : padded;  // 1-d windows: 2-d ones of height 1
+  trace::Window2d w;
+  std::int64_t k = 1;
+  for (std::size_t i = 0; i < s; ++i) {
+    const std::size_t d = 2 - s + i;
+    w.kernel[d] = g.kernel[i];
+    w.stride[d] = g.stride[i];
+    w.dilation[d] = g.dilation[i];
+    k *= g.kernel[i];
   }
-  return slices;
+  // The windows that fit `padded`, then only the first `out` of them per dim.
+  const std::int64_t rows = w.out_size(0, image.size(2)), cols = w.out_size(1, image.size(3));
+  Tensor windows = frontend::im2col(image, w, op).reshape({padded.size(0), padded.size(1), k, rows, cols});
+  windows = windows.narrow(3, 0, s == 1 ? 1 : out[0]).narrow(4, 0, out[s - 1]);
+  std::vector<std::int64_t> shape = {padded.size(0), padded.size(1), k};
+  shape.insert(shape.end(), out.begin(), out.end());
+  return windows.reshape(shape);
 }
 
 }  // namespace kiln::nn::detail

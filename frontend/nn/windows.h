@@ -1,9 +1,8 @@
 // Sliding windows over the trailing spatial dims of [N, C, *spatial]: the
-// shared lowering of convolution and pooling. Each kernel offset gives one
-// strided slice of the padded input, shaped like the output; a convolution
-// stacks them into patches for one GEMM, a pooling reduces across them.
-// Everything is built from differentiable ops (cat, slice, stack), so the
-// gradients come from theirs.
+// shared lowering of convolution and pooling: output sizes, padding, and
+// the windows as columns (one Im2col op) that a convolution multiplies in
+// one GEMM and a pooling reduces across. Everything is built from
+// differentiable ops, so the gradients come from theirs.
 #pragma once
 
 #include <cstdint>
@@ -27,9 +26,12 @@ std::vector<std::int64_t> output_sizes(const Tensor& input, const WindowGeometry
 Tensor pad_spatial(const Tensor& x, const std::vector<std::int64_t>& before, const std::vector<std::int64_t>& after,
                    double value);
 
-/// The slices of `padded` for every kernel offset (row-major over the
-/// kernel), each [N, C, *out].
-std::vector<Tensor> window_slices(const Tensor& padded, const WindowGeometry& g, const std::vector<std::int64_t>& out);
+/// The windows of `padded` (its padding already added) as [N, C, K, *out]:
+/// element [n, c, k] is the slice at kernel offset k (row-major over the
+/// kernel), taken by one Im2col op (frontend/window.h), whose gradient
+/// sums back into `padded` with one Col2im.
+Tensor window_columns(const Tensor& padded, const WindowGeometry& g, const std::vector<std::int64_t>& out,
+                      const char* op);
 
 /// A per-spatial-dim argument of a free function: one element applies to
 /// every dim; an empty list takes `fallback` (pooling's stride: the kernel).
