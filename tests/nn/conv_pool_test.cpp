@@ -198,6 +198,17 @@ TEST(ConvPool, MaxPoolSendsATiedWindowsGradientToItsFirstMaximum) {
   EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 1, 0, 0}));
 }
 
+TEST(ConvPool, MaxPoolOfAWindowWithNaNIsNaNAndItsGradientGoesToTheFirstNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor x = torch::tensor({1.0, nan, 5.0, nan, 2.0, 3.0, 4.0, 0.5}, torch::kFloat64).view({1, 1, 2, 4}).requires_grad_();
+  const Tensor y = torch::max_pool2d(x, 2);  // windows {1, nan, 2, 3} and {5, nan, 4, 0.5}
+  const std::vector<double> got = values(y);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TRUE(std::isnan(got[0]) && std::isnan(got[1]));
+  y.sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 1, 0, 1, 0, 0, 0, 0}));
+}
+
 TEST(ConvPool, ModulesHaveLibTorchsShapesInitAndPrinting) {
   torch::manual_seed(0);
   torch::nn::Conv2d conv(torch::nn::Conv2dOptions(3, 8, {3, 5}).stride(2).padding(1).groups(1).bias(true));
