@@ -9,18 +9,10 @@ namespace {
 
 TensorRef scan_node(OpId op, const TensorImpl& x, int dim, std::int64_t flag, ScalarType out_dtype) {
   if (x.geo.ndim == 0) return view(*scan_node(op, *unsqueeze(x, 0), 0, flag, out_dtype), {});
-  TensorRef out = fresh_output(x.geo.shape(), out_dtype, name(op));
-  Node node;
-  node.op = op;
-  node.dtype = x.dtype;
-  node.arity = 1;
-  node.attrs.i[0] = dim;
-  node.attrs.i[1] = flag;
-  node.in[0] = tensor_operand(x, x.geo);
-  node.out = tensor_operand(*out, out->geo);
-  const TensorImpl* ins[kMaxArity] = {&x};
-  push(node, ins, out->storage, true);
-  return out;
+  Attrs attrs;
+  attrs.i[0] = dim;
+  attrs.i[1] = flag;
+  return record_unary(op, x, x.geo.shape(), out_dtype, attrs);
 }
 
 }  // namespace

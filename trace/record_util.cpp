@@ -70,6 +70,20 @@ void push(Node& node, const TensorImpl* const* ins, const std::shared_ptr<Storag
   TraceBuffer::current().append(node, storages, out, fresh_out);
 }
 
+TensorRef record_unary(OpId op, const TensorImpl& x, IntArrayRef shape, ScalarType dtype, const Attrs& attrs) {
+  TensorRef out = fresh_output(shape, dtype, name(op));
+  Node node;
+  node.op = op;
+  node.dtype = x.dtype;
+  node.arity = 1;
+  node.attrs = attrs;
+  node.in[0] = tensor_operand(x, x.geo);
+  node.out = tensor_operand(*out, out->geo);
+  const TensorImpl* ins[kMaxArity] = {&x};
+  push(node, ins, out->storage, true);
+  return out;
+}
+
 void check_writable(const TensorImpl& self, const char* op) {
   if (self.geo.has_internal_overlap())
     throw ValueError(detail::cat("[", op, "] cannot write to a tensor of shape ", self.geo.shape(), " with strides ",

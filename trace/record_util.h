@@ -25,6 +25,11 @@ void push(Node& node, const TensorImpl* const* ins, const std::shared_ptr<Storag
 /// The operand reading `t` through `geo`.
 Operand tensor_operand(const TensorImpl& t, const Geometry& geo);
 
+/// Records op(x) with `attrs` into a fresh tensor of `shape` and `dtype`
+/// (the node computes in x's dtype): the one-input ops that are neither
+/// elementwise nor reductions (scans, windows).
+TensorRef record_unary(OpId op, const TensorImpl& x, IntArrayRef shape, ScalarType dtype, const Attrs& attrs);
+
 /// ValueError unless each element of `self` is a distinct memory location.
 void check_writable(const TensorImpl& self, const char* op);
 

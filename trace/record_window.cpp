@@ -37,20 +37,6 @@ void windows_of(const std::int64_t size[2], const Window2d& w, const char* op, I
   }
 }
 
-TensorRef window_node(OpId op, const TensorImpl& x, IntArrayRef out_shape, const Window2d& w, const char* name) {
-  TensorRef out = fresh_output(out_shape, x.dtype, name);
-  Node node;
-  node.op = op;
-  node.dtype = x.dtype;
-  node.arity = 1;
-  node.attrs = w.attrs();
-  node.in[0] = tensor_operand(x, x.geo);
-  node.out = tensor_operand(*out, out->geo);
-  const TensorImpl* ins[kMaxArity] = {&x};
-  push(node, ins, out->storage, true);
-  return out;
-}
-
 }  // namespace
 
 TensorRef im2col(const TensorImpl& x, const Window2d& window, const char* op) {
@@ -60,8 +46,8 @@ TensorRef im2col(const TensorImpl& x, const Window2d& window, const char* op) {
   const std::int64_t size[2] = {x.geo.sizes[2], x.geo.sizes[3]};
   std::int64_t windows[2];
   windows_of(size, window, op, x.geo.shape(), windows);
-  return window_node(OpId::Im2col, x,
-                     {x.geo.sizes[0], x.geo.sizes[1] * window.kernel_numel(), windows[0] * windows[1]}, window, op);
+  return record_unary(OpId::Im2col, x, {x.geo.sizes[0], x.geo.sizes[1] * window.kernel_numel(), windows[0] * windows[1]},
+                      x.dtype, window.attrs());
 }
 
 TensorRef col2im(const TensorImpl& columns, const std::int64_t size[2], const Window2d& window, const char* op) {
@@ -76,8 +62,8 @@ TensorRef col2im(const TensorImpl& columns, const std::int64_t size[2], const Wi
     throw ShapeError(detail::cat("[", op, "] columns ", shape, " do not match output_size=[", size[0], ", ",
                                  size[1], "] with ", window_text(window), ": expected [N, C*", k, ", ",
                                  windows[0] * windows[1], "]"));
-  return window_node(OpId::Col2im, columns, {columns.geo.sizes[0], columns.geo.sizes[1] / k, size[0], size[1]},
-                     window, op);
+  return record_unary(OpId::Col2im, columns, {columns.geo.sizes[0], columns.geo.sizes[1] / k, size[0], size[1]},
+                      columns.dtype, window.attrs());
 }
 
 }  // namespace kiln::trace
