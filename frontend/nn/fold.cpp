@@ -1,5 +1,7 @@
 #include <kiln/nn/fold.h>
 
+#include <ostream>
+
 #include <kiln/error.h>
 
 #include "frontend/window.h"
@@ -39,3 +41,22 @@ Tensor fold(const Tensor& input, const FoldFuncOptions& o) {
 }
 
 }  // namespace kiln::nn::functional
+
+namespace kiln::nn {
+
+UnfoldImpl::UnfoldImpl(const UnfoldOptions& options_) : Module("kiln::nn::Unfold"), options(options_) {}
+Tensor UnfoldImpl::forward(const Tensor& input) { return functional::unfold(input, options); }
+void UnfoldImpl::pretty_print(std::ostream& stream) const {
+  stream << name() << "(kernel_size=" << options.kernel_size() << ", dilation=" << options.dilation()
+         << ", padding=" << options.padding() << ", stride=" << options.stride() << ")";
+}
+
+FoldImpl::FoldImpl(const FoldOptions& options_) : Module("kiln::nn::Fold"), options(options_) {}
+Tensor FoldImpl::forward(const Tensor& input) { return functional::fold(input, options); }
+void FoldImpl::pretty_print(std::ostream& stream) const {
+  stream << name() << "(output_size=" << options.output_size() << ", kernel_size=" << options.kernel_size()
+         << ", dilation=" << options.dilation() << ", padding=" << options.padding() << ", stride=" << options.stride()
+         << ")";
+}
+
+}  // namespace kiln::nn

@@ -2,7 +2,8 @@
 // plain loop over windows for several windows and dtypes, on a strided
 // input; fold as unfold's adjoint (<unfold(x), y> = <x, fold(y)>) and as
 // the count of windows covering each element; a conv2d through them against
-// the same loop; LibTorch's node names; errors naming the shapes.
+// the same loop; LibTorch's node names; the modules; errors naming the
+// shapes.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -128,6 +129,19 @@ TEST(Fold, GradientNodesHaveLibTorchsNames) {
   EXPECT_EQ(F::fold(cols, F::FoldFuncOptions({4, 4}, 2)).grad_fn()->name(), "Col2ImBackward0");
   EXPECT_EQ(F::unfold(x.detach().unsqueeze(0).squeeze(0)[0], F::UnfoldFuncOptions(2)).sizes(),
             (std::vector<std::int64_t>{8, 9})) << "an unbatched [C, H, W] input";
+}
+
+TEST(Fold, ModulesRunTheFunctionalFormsAndPrintAsLibTorch) {
+  torch::nn::Unfold unfold(torch::nn::UnfoldOptions({2, 3}).stride(2));
+  torch::nn::Fold fold(torch::nn::FoldOptions({4, 5}, 2).padding(1));
+  EXPECT_EQ(knn::printed(unfold), "kiln::nn::Unfold(kernel_size=[2, 3], dilation=[1, 1], padding=[0, 0], stride=[2, 2])");
+  EXPECT_EQ(knn::printed(fold),
+            "kiln::nn::Fold(output_size=[4, 5], kernel_size=[2, 2], dilation=[1, 1], padding=[1, 1], stride=[1, 1])");
+  const torch::Tensor x = torch::randn({2, 3, 6, 7}, torch::kFloat64);
+  knn::expect_near(knn::values(unfold(x)), knn::values(F::unfold(x, unfold->options)), 0);
+  const torch::Tensor cols = torch::randn({2, 12, 30}, torch::kFloat64);  // 5 x 6 windows of 2x2 with padding 1
+  knn::expect_near(knn::values(fold(cols)), knn::values(F::fold(cols, fold->options)), 0);
+  EXPECT_TRUE(unfold->parameters().empty());
 }
 
 TEST(Fold, BadWindowsAndShapesAreErrorsNamingThem) {

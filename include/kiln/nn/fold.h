@@ -1,5 +1,5 @@
-// Sliding windows as columns and back, as LibTorch's
-// torch::nn::functional::unfold / fold (im2col / col2im):
+// Sliding windows as columns and back, as LibTorch's torch::nn::Unfold /
+// Fold and torch::nn::functional::unfold / fold (im2col / col2im):
 //   unfold: [N, C, H, W] -> [N, C*kh*kw, L], one column per window position
 //           (L of them), zeros where a window reaches into the padding;
 //   fold:   [N, C*kh*kw, L] -> [N, C, output_size], the columns summed back
@@ -9,9 +9,11 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 
 #include <kiln/frontend/tensor.h>
 #include <kiln/nn/expanding_array.h>
+#include <kiln/nn/module.h>
 #include <kiln/nn/options.h>
 
 namespace kiln::nn {
@@ -51,4 +53,29 @@ Tensor unfold(const Tensor& input, const UnfoldFuncOptions& options);
 Tensor fold(const Tensor& input, const FoldFuncOptions& options);
 
 }  // namespace functional
+
+/// functional::unfold with its options. Prints
+/// "kiln::nn::Unfold(kernel_size=[2, 3], dilation=[1, 1], padding=[0, 0], stride=[1, 1])".
+class UnfoldImpl : public Module {
+ public:
+  explicit UnfoldImpl(const UnfoldOptions& options);
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  UnfoldOptions options;
+};
+KILN_MODULE(Unfold);
+
+/// functional::fold with its options. Prints "kiln::nn::Fold(output_size=[4, 5],
+/// kernel_size=[2, 2], dilation=[1, 1], padding=[0, 0], stride=[1, 1])".
+class FoldImpl : public Module {
+ public:
+  explicit FoldImpl(const FoldOptions& options);
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  FoldOptions options;
+};
+KILN_MODULE(Fold);
+
 }  // namespace kiln::nn
