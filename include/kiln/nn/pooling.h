@@ -1,8 +1,9 @@
 // Pooling, as LibTorch's torch::nn::MaxPool1d/2d, AvgPool1d/2d and
 // AdaptiveAvgPool1d/2d, their functional forms and free functions. Max and
-// average pooling reduce across the kernel's window slices (frontend/nn/
-// windows.h); max pooling takes the first maximum of each window, so its
-// gradient goes to that one element, as LibTorch's. Adaptive average pooling
+// average pooling reduce across the windows taken as columns by one Im2col
+// op (frontend/nn/windows.h); max pooling takes the first maximum of each
+// window (a NaN counts as the maximum), so its gradient goes to that one
+// element, as LibTorch's. Adaptive average pooling
 // is one averaging matrix per spatial dim (a GEMM each).
 #pragma once
 
