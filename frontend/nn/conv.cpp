@@ -44,17 +44,9 @@ Tensor convolve(const Tensor& input, const Tensor& weight, const Tensor& bias, s
   g.padding = std::move(padding);
   g.dilation = std::move(dilation);
   const std::vector<std::int64_t> out = detail::output_sizes(input, g, op);
-  // A 1-d convolution is a 2-d one of height 1.
-  trace::Window2d window;
-  for (std::int64_t i = 0; i < s; ++i) {
-    const std::size_t d = static_cast<std::size_t>(2 - s + i), from = static_cast<std::size_t>(i);
-    window.kernel[d] = g.kernel[from];
-    window.stride[d] = g.stride[from];
-    window.padding[d] = g.padding[from];
-    window.dilation[d] = g.dilation[from];
-  }
-  std::int64_t k = 1, l = 1;
-  for (std::int64_t v : g.kernel) k *= v;
+  const trace::Window2d window = detail::window_2d(g, true);  // 1-d: a 2-d convolution of height 1
+  const std::int64_t k = window.kernel_numel();
+  std::int64_t l = 1;
   for (std::int64_t v : out) l *= v;
   // [N, C x K, L] -> [N, groups, C/groups x K, L] against [groups, O/groups, C/groups x K].
   const Tensor patches =

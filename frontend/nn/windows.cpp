@@ -71,19 +71,25 @@ Tensor pad_spatial(const Tensor& x, const std::vector<std::int64_t>& before, con
   return y;
 }
 
-Tensor window_columns(const Tensor& padded, const WindowGeometry& g, const std::vector<std::int64_t>& out,
-                      const char* op) {
+trace::Window2d window_2d(const WindowGeometry& g, bool padding) {
   const std::size_t s = g.kernel.size();
-  const Tensor image = s == 1 ? padded.unsqueeze(2) : padded;  // 1-d windows: 2-d ones of height 1
   trace::Window2d w;
-  std::int64_t k = 1;
   for (std::size_t i = 0; i < s; ++i) {
     const std::size_t d = 2 - s + i;
     w.kernel[d] = g.kernel[i];
     w.stride[d] = g.stride[i];
     w.dilation[d] = g.dilation[i];
-    k *= g.kernel[i];
+    if (padding) w.padding[d] = g.padding[i];
   }
+  return w;
+}
+
+Tensor window_columns(const Tensor& padded, const WindowGeometry& g, const std::vector<std::int64_t>& out,
+                      const char* op) {
+  const std::size_t s = g.kernel.size();
+  const Tensor image = s == 1 ? padded.unsqueeze(2) : padded;
+  const trace::Window2d w = window_2d(g, false);
+  const std::int64_t k = w.kernel_numel();
   // The windows that fit `padded`, then only the first `out` of them per dim.
   const std::int64_t rows = w.out_size(0, image.size(2)), cols = w.out_size(1, image.size(3));
   Tensor windows = frontend::im2col(image, w, op).reshape({padded.size(0), padded.size(1), k, rows, cols});

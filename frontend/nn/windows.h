@@ -10,6 +10,8 @@
 
 #include <kiln/frontend/tensor.h>
 
+#include "trace/window.h"
+
 namespace kiln::nn::detail {
 
 struct WindowGeometry {
@@ -25,6 +27,10 @@ std::vector<std::int64_t> output_sizes(const Tensor& input, const WindowGeometry
 /// per dim (after also covers ceil_mode's last partial window).
 Tensor pad_spatial(const Tensor& x, const std::vector<std::int64_t>& before, const std::vector<std::int64_t>& after,
                    double value);
+
+/// `g` as Im2col's window: a 1-d window is a 2-d one of height 1. Without
+/// `padding`, for an input padded already.
+trace::Window2d window_2d(const WindowGeometry& g, bool padding);
 
 /// The windows of `padded` (its padding already added) as [N, C, K, *out]:
 /// element [n, c, k] is the slice at kernel offset k (row-major over the

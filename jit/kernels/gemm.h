@@ -27,6 +27,11 @@ struct GemmEpilogue {
   const void* context;
 };
 
+/// Products of at least this many multiply-adds run on the kernel threads;
+/// smaller ones on the calling thread (where a config matters less, and
+/// which the tuner neither offers a thread split for nor reports).
+inline constexpr std::int64_t kGemmParallelWork = std::int64_t{1} << 18;
+
 /// The tunable choices of the floating-point GEMM (the loop nest they
 /// shape is drawn in gemm_blocking.h). Any values are correct; they only
 /// change the speed. A zero block is the heuristic's choice for the

@@ -8,7 +8,6 @@ namespace kiln::jit::kernels {
 namespace {
 
 // Below this many multiply-adds the product runs on the calling thread.
-constexpr std::int64_t kParallelWork = std::int64_t{1} << 18;
 // Independent partial sums per dot product: wide enough for two 512-bit
 // vectors of floats, so the compiler vectorizes the loop without
 // reassociating it.
@@ -77,7 +76,7 @@ bool few_rows(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T>
   if (!by_dots && (b.col_stride != 1 || c.col_stride != 1)) return false;
   auto* fn = variant == GemmVariant::Avx512 ? &run_avx512<T> : variant == GemmVariant::Avx2 ? &run_avx2<T> : &run<T>;
   const FewRows<T> p{m, k, a, b, c};
-  const std::int64_t grain = m * n * k >= kParallelWork ? 64 : n;
+  const std::int64_t grain = m * n * k >= kGemmParallelWork ? 64 : n;
   parallel_ranges(n, grain, [&](std::int64_t j0, std::int64_t j1) {
     fn(p, by_dots, j0, j1);
     if (epilogue) epilogue->fn(epilogue->context, 0, m, j0, j1 - j0);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <optional>
+#include <string>
 
 #include "jit/threads.h"
 #include "jit/tuning/gemm_tuning.h"
@@ -21,8 +22,6 @@
 namespace kiln::jit::kernels {
 namespace {
 
-// Products below this many multiply-adds run on the calling thread.
-constexpr std::int64_t kParallelWork = std::int64_t{1} << 18;
 // Micro-panels of rows handed to an epilogue at once: 8 × mr rows by nc
 // columns (48 × 256 floats with AVX-512, 48 KiB) are still in L2 when it
 // reads them back.
@@ -125,7 +124,7 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
                  MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config) {
   const GemmIsa<T> isa = current_isa<T>();
   const GemmBlocking bl = blocking_for(config, isa.blocking, k);
-  const bool parallel = m * n * k >= kParallelWork;
+  const bool parallel = m * n * k >= kGemmParallelWork;
   const std::int64_t threads = parallel ? num_threads() : 1;
   // body(i) for i < count: one task each when parallel.
   auto for_range = [&](std::int64_t count, auto&& body) {
@@ -220,12 +219,13 @@ template <class T>
 void gemm_tuned(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
                 MatrixRef<T> c, const GemmEpilogue* epilogue) {
   const GemmShape shape = shape_of(m, n, k, a, b);
-  const std::optional<tuning::TunedGemm> tuned = tuning::tuned_gemm_config(shape);
+  const std::string key = tuning::gemm_key(shape);
+  const std::optional<tuning::TunedGemm> tuned = tuning::tuned_gemm_config(shape, key);
   const GemmConfig config = tuned ? tuned->config : default_gemm_config(shape);
   if (!tuning::reports_gemm_runs(shape)) return gemm_float(m, n, k, a, b, c, epilogue, config);
   const std::int64_t start = profiler::now_ns();
   gemm_float(m, n, k, a, b, c, epilogue, config);
-  tuning::note_gemm_run(shape, tuned ? tuned->source : "heuristic", profiler::now_ns() - start);
+  tuning::note_gemm_run(shape, key, tuned ? tuned->source : "heuristic", profiler::now_ns() - start);
 }
 
 }  // namespace

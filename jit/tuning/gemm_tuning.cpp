@@ -39,7 +39,7 @@ std::vector<std::int64_t> blocks_for(std::int64_t extent, std::initializer_list<
   return values;
 }
 
-bool parallel_product(const GemmShape& s) { return s.m * s.n * s.k >= (std::int64_t{1} << 18) && num_threads() > 1; }
+bool parallel_product(const GemmShape& s) { return s.m * s.n * s.k >= kernels::kGemmParallelWork && num_threads() > 1; }
 
 template <class T>
 struct Buffers {
@@ -155,9 +155,6 @@ struct Memo {
 // tuned in the background unless the database has it.
 constexpr std::uint64_t kOnlineAfterCalls = 32;
 constexpr std::int64_t kOnlineWork = std::int64_t{1} << 20;
-// Products reported to the profiler as tunable: those that run parallel
-// (gemm_float.cpp's kParallelWork), where a config matters.
-constexpr std::int64_t kTunableWork = std::int64_t{1} << 18;
 
 Memo& memo_instance() {
   static Memo& memo = *new Memo;  // never destroyed: gemm() may run while the process exits
@@ -246,20 +243,19 @@ std::string gemm_target(const GemmShape& shape) {
 }
 
 bool reports_gemm_runs(const GemmShape& shape) {
-  return profiler::enabled() && shape.m * shape.n * shape.k >= kTunableWork;
+  return profiler::enabled() && shape.m * shape.n * shape.k >= kernels::kGemmParallelWork;
 }
 
-void note_gemm_run(const GemmShape& shape, const char* source, std::int64_t nanoseconds) {
-  const std::string key = gemm_key(shape), target = gemm_target(shape);
+void note_gemm_run(const GemmShape& shape, const std::string& key, const char* source, std::int64_t nanoseconds) {
+  const std::string target = gemm_target(shape);
   profiler::note_tunable_run({.key = key, .target = target, .threads = static_cast<std::uint32_t>(num_threads()),
                               .config = source, .nanoseconds = nanoseconds});
 }
 
-std::optional<TunedGemm> tuned_gemm_config(const GemmShape& shape) {
+std::optional<TunedGemm> tuned_gemm_config(const GemmShape& shape, const std::string& key) {
   const AutotuneMode mode = autotune_mode();
   if (mode == AutotuneMode::Off) return std::nullopt;
   Memo& memo = memo_instance();
-  const std::string key = gemm_key(shape);
   std::lock_guard lock(memo.mutex);
   if (mode == AutotuneMode::Online) {
     OnlineKey& online = memo.online[key];

@@ -46,18 +46,19 @@ struct TunedGemm {
   const char* source;
 };
 
-/// The tuned config of this product's key, if the database has one (and
+/// The tuned config of this product (`key`: its gemm_key), if the database has one (and
 /// KILN_AUTOTUNE is not 0), or online tuning found one. Remembered per key
 /// until this process changes the database, and for at most a second
 /// (another process may tune).
-std::optional<TunedGemm> tuned_gemm_config(const kernels::GemmShape& shape);
+std::optional<TunedGemm> tuned_gemm_config(const kernels::GemmShape& shape, const std::string& key);
 
 /// Whether gemm() reports this product's calls (note_gemm_run): the
 /// profiler is on and the product is big enough to be worth tuning.
 bool reports_gemm_runs(const kernels::GemmShape& shape);
 /// Counts one call of the product under its key (kiln::Stats::tunables);
 /// `source` is "heuristic" or TunedGemm::source.
-void note_gemm_run(const kernels::GemmShape& shape, const char* source, std::int64_t nanoseconds);
+void note_gemm_run(const kernels::GemmShape& shape, const std::string& key, const char* source,
+                   std::int64_t nanoseconds);
 
 struct GemmTuneResult {
   std::string key;

@@ -57,7 +57,7 @@ void expect_exact_product(const GemmShape& s) {
 
 TEST_F(GemmTuning, ARunStoresItsWinnerAndGemmUsesIt) {
   const GemmShape shape{4, true, false, 40, 96, 200};
-  ASSERT_FALSE(tuned_gemm_config(shape));
+  ASSERT_FALSE(tuned_gemm_config(shape, gemm_key(shape)));
   kiln::autotune::SearchOptions options;
   options.budget_seconds = 5;
   options.samples = 12;
@@ -70,7 +70,7 @@ TEST_F(GemmTuning, ARunStoresItsWinnerAndGemmUsesIt) {
   EXPECT_GT(r.best_seconds, 0);
   EXPECT_LE(r.best_seconds, r.heuristic_seconds);  // the heuristic wins ties
   EXPECT_EQ(r.key, gemm_key(shape));
-  const std::optional<TunedGemm> used = tuned_gemm_config(shape);
+  const std::optional<TunedGemm> used = tuned_gemm_config(shape, gemm_key(shape));
   ASSERT_TRUE(used);
   EXPECT_EQ(used->config, from_config(r.best_point));
   EXPECT_STREQ(used->source, "database");
@@ -86,7 +86,7 @@ TEST_F(GemmTuning, AHandWrittenEntryIsUsedAndAConfigOutsideTheSpaceIgnored) {
   ASSERT_TRUE(space.contains(config));
   tuning_db()->store(gemm_key(shape), {config, 1e-3, 2e-3, 1.0, 1, 0});
   bump_tuning_generation();
-  const std::optional<TunedGemm> used = tuned_gemm_config(shape);
+  const std::optional<TunedGemm> used = tuned_gemm_config(shape, gemm_key(shape));
   ASSERT_TRUE(used);
   EXPECT_EQ(used->config.kc, 128);
   EXPECT_EQ(used->config.mc, 48);
@@ -96,7 +96,7 @@ TEST_F(GemmTuning, AHandWrittenEntryIsUsedAndAConfigOutsideTheSpaceIgnored) {
   config["kc"] = 100;  // not a value the tuner offers: a stale or hand-broken entry
   tuning_db()->store(gemm_key(shape), {config, 1e-3, 2e-3, 1.0, 1, 0});
   bump_tuning_generation();
-  EXPECT_FALSE(tuned_gemm_config(shape));
+  EXPECT_FALSE(tuned_gemm_config(shape, gemm_key(shape)));
   expect_exact_product(shape);
 }
 

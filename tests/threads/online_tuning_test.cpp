@@ -43,7 +43,7 @@ TEST(OnlineTuning, AHotMatmulIsTunedWhileItsThreadsRunItAndEveryResultIsExact) {
     }
   const std::uint64_t tuned_before = kiln::stats().jit.tunes_done;
   const kiln::jit::kernels::GemmShape shape{4, true, true, m, n, k};
-  ASSERT_FALSE(kiln::jit::tuning::tuned_gemm_config(shape));
+  ASSERT_FALSE(kiln::jit::tuning::tuned_gemm_config(shape, kiln::jit::tuning::gemm_key(shape)));
 
   std::vector<int> wrong(2, 0);
   std::vector<std::thread> users;
@@ -60,7 +60,7 @@ TEST(OnlineTuning, AHotMatmulIsTunedWhileItsThreadsRunItAndEveryResultIsExact) {
   EXPECT_EQ(wrong[1], 0);
 
   EXPECT_EQ(kiln::stats().jit.tunes_done, tuned_before + 1) << "the key is tuned once, not once per thread";
-  const auto tuned = kiln::jit::tuning::tuned_gemm_config(shape);
+  const auto tuned = kiln::jit::tuning::tuned_gemm_config(shape, kiln::jit::tuning::gemm_key(shape));
   ASSERT_TRUE(tuned) << "the winner is in use after the tuning";
   EXPECT_STREQ(tuned->source, "online");
   EXPECT_EQ(kiln::stats().jit.tunes_in_flight, 0u);
