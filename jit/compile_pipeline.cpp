@@ -107,13 +107,13 @@ std::string kernel_symbol(std::uint64_t key, int opt_level) {
   return kernel_symbol_prefix(key) + "o" + std::to_string(opt_level);
 }
 
-PipelineResult compile_kernel(const KernelSpec& spec, const CompileOptions& options, KernelJit& jit) {
+CompiledKernel compile_kernel(const KernelSpec& spec, const CompileOptions& options, KernelJit& jit) {
   const auto start = std::chrono::steady_clock::now();
   const int level = options.opt_level >= 3 ? 3 : 1;
-  PipelineResult result;
-  result.key = spec.key();
-  const std::string symbol = kernel_symbol(result.key, level);
-  const DumpHook dump(result.key);
+  const std::uint64_t key = spec.key();
+  CompiledKernel result;
+  const std::string symbol = kernel_symbol(key, level);
+  const DumpHook dump(key);
   dump("spec", [&] { return spec.to_string(); });
 
   Diagnostics diagnostics;
@@ -135,9 +135,8 @@ PipelineResult compile_kernel(const KernelSpec& spec, const CompileOptions& opti
   result.object = codegen::emit_object(*module, *tm);
   diagnostics.check("emit");
 
-  result.kernel.fn = jit.link(result.object, symbol);
-  result.kernel.object_bytes = result.object.size();
-  result.kernel.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  static_cast<LinkedKernel&>(result) = jit.link(result.object, symbol);
+  result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

@@ -23,15 +23,8 @@ namespace kiln::jit {
 
 class KernelJit;
 
-/// What one run of the pipeline produces.
-struct PipelineResult {
-  std::uint64_t key = 0;  // spec.key()
-  CompiledKernel kernel;
-  std::string object;  // the linked object file, for the disk cache
-};
-
 /// Runs the pipeline on `spec`. Throws InternalError naming the failing pass.
-PipelineResult compile_kernel(const KernelSpec& spec, const CompileOptions& options, KernelJit& jit);
+CompiledKernel compile_kernel(const KernelSpec& spec, const CompileOptions& options, KernelJit& jit);
 
 /// The kernel's function name, "kiln_k_<key as 16 hex digits>_o<opt level>".
 std::string kernel_symbol(std::uint64_t key, int opt_level);

@@ -85,9 +85,10 @@ std::int64_t since(std::chrono::steady_clock::time_point start) {
 
 void Engine::run(trace::Segment& segment) {
   const auto start = std::chrono::steady_clock::now();
+  const std::int64_t start_ns = std::chrono::nanoseconds(start.time_since_epoch()).count();
   SegmentPlan scratch;
   const SegmentPlan* segment_plan = nullptr;
-  SegmentJit* jit = jit_for(segment, segment_plan, scratch);
+  const std::shared_ptr<SegmentJit> jit = jit_for(segment, segment_plan, scratch);
   const SegmentPlan& plan = *segment_plan;
   const bool fused = jit && jit->planned.load(std::memory_order_acquire);
   Intermediates intermediates(segment);
@@ -105,7 +106,7 @@ void Engine::run(trace::Segment& segment) {
     if (g >= 0 && i == jit->groups[g].nodes.front() && !taint.any()) {
       bool compiled = false;
       try {
-        compiled = run_fused(segment, jit->groups[g], *jit->kernels[g]);
+        compiled = run_fused(segment, jit->groups[g], *jit->kernels[g], start_ns);
       } catch (...) {
         // An output could not be allocated: run op by op, where a node that
         // fails says why and taints only what depends on it.
@@ -132,15 +133,16 @@ void Engine::run(trace::Segment& segment) {
           taint.mark(node.out.value);
         }
       }
-      if (g >= 0 && g == timed_group && i == jit->groups[g].nodes.back() && !jit->groups[g].matmul)
-        note_interpreted(*jit->kernels[g], since(group_start), jit->groups[g].spec.numel());
+      if (g >= 0 && g == timed_group && i == jit->groups[g].nodes.back())
+        note_interpreted(*jit->kernels[g], since(group_start), jit->groups[g].spec.numel(), !jit->groups[g].matmul,
+                         start_ns);
     }
     for (; release != plan.releases.end() && release->node == i; ++release) intermediates.release(release->value);
   }
   const std::int64_t elapsed = since(start);
   if (jit) note_segment_time(*jit, elapsed, any_compiled);
   profiler::record_segment_run({segment.key, segment.reason, segment.site, plan.ops_run, plan.ops_eliminated,
-                                std::chrono::nanoseconds(start.time_since_epoch()).count(), static_cast<std::uint64_t>(elapsed),
+                                start_ns, static_cast<std::uint64_t>(elapsed),
                                 intermediates.bytes(), any_compiled});
   taint.throw_if_failed();
 }

@@ -41,6 +41,7 @@ const char* to_string(EventKind kind) noexcept {
     case EventKind::Evicted: return "evicted";
     case EventKind::Recomputed: return "recomputed";
     case EventKind::Tuned: return "tuned";
+    case EventKind::Dropped: return "dropped";
     case EventKind::kCount: break;
   }
   return "?";

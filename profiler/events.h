@@ -24,6 +24,7 @@ enum class EventKind : std::uint8_t {
   Evicted,     // a buffer evicted under the memory budget
   Recomputed,  // an evicted buffer recomputed from its producer
   Tuned,       // a hot kernel tuned in the background (detail: its tuning key, default and tuned ms)
+  Dropped,     // a queued compile dropped unrun: its kernel went cold (detail: "O1", "O3")
   kCount
 };
 

@@ -20,6 +20,7 @@ struct JitCounters {
   std::atomic<std::int64_t> in_flight{0};
   std::atomic<std::int64_t> queued{0};
   std::atomic<std::int64_t> tunes_in_flight{0};
+  std::atomic<std::int64_t> kernels_resident{0};
   std::mutex mu;  // guards the samples and failures (touched once per compile, not per op)
   std::vector<double> compile_ms;
   std::vector<double> disk_load_ms;
@@ -80,12 +81,21 @@ void add_tunes_in_flight(std::int64_t delta) noexcept {
   jit().tunes_in_flight.fetch_add(delta, std::memory_order_relaxed);
 }
 
+void add_kernels_resident(std::int64_t delta) noexcept {
+  jit().kernels_resident.fetch_add(delta, std::memory_order_relaxed);
+}
+
 void fill_jit_stats(JitStats& s) {
   JitCounters& c = jit();
   auto get = [&](JitEvent e) { return c.events[static_cast<std::size_t>(e)].load(std::memory_order_relaxed); };
   s.compiles_requested = get(JitEvent::CompileRequested);
   s.compiles_done = get(JitEvent::CompileDone);
   s.compiles_failed = get(JitEvent::CompileFailed);
+  s.compiles_timed_out = get(JitEvent::CompileTimedOut);
+  s.compiles_dropped = get(JitEvent::CompileDropped);
+  s.keys_evicted = get(JitEvent::KeyEvicted);
+  s.kernels_evicted = get(JitEvent::KernelEvicted);
+  s.kernels_resident = static_cast<std::uint64_t>(std::max<std::int64_t>(c.kernels_resident.load(), 0));
   s.demoted = get(JitEvent::Demoted);
   s.hot_swaps = get(JitEvent::HotSwap);
   s.memory_cache_hits = get(JitEvent::MemoryCacheHit);

@@ -21,6 +21,10 @@ enum class JitEvent : std::uint8_t {
   GroupRunInterpreted,  // a fused group executed op by op on tier 0
   DynamicCompile,       // a kernel compiled with run-time sizes for a family of shapes
   Tuned,                // a hot kernel tuned in the background; its winner is in use
+  CompileDropped,       // a queued compile dropped unrun: its kernel went cold
+  CompileTimedOut,      // a compile past its time bound, given up (kernel left on tier 0)
+  KernelEvicted,        // a kernel no kept key used, dropped from the cache for its bound
+  KeyEvicted,           // a segment key's JIT record dropped for its bound (least recently run)
   kCount
 };
 
@@ -35,6 +39,8 @@ void record_failure(const std::string& reason) noexcept;
 void add_in_flight(std::int64_t delta) noexcept;
 /// Compile jobs waiting for the compile thread (not started yet).
 void add_queued(std::int64_t delta) noexcept;
+/// Kernel objects linked into the ORC session and not removed yet.
+void add_kernels_resident(std::int64_t delta) noexcept;
 /// Background tuning jobs waiting or running now (KILN_AUTOTUNE=online).
 void add_tunes_in_flight(std::int64_t delta) noexcept;
 

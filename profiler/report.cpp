@@ -127,6 +127,9 @@ void write_advice(std::ostream& t, const Stats& s) {
   if (s.jit.compiles_failed)
     advice.push_back(std::to_string(s.jit.compiles_failed) + " compiles failed; those kernels stay on tier 0" +
                      (s.jit.recent_failures.empty() ? "" : " (latest: " + s.jit.recent_failures.back() + ")"));
+  if (s.jit.compiles_timed_out)
+    advice.push_back(std::to_string(s.jit.compiles_timed_out) +
+                     " compiles ran past their time bound (KILN_COMPILE_TIMEOUT_MS) and were given up; those kernels stay on tier 0");
   if (s.jit.demoted)
     advice.push_back(std::to_string(s.jit.demoted) +
                      " kernels ran slower compiled than interpreted and were demoted (too small to pay off?)");

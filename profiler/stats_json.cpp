@@ -42,6 +42,11 @@ void write_jit(JsonOut& o, const JitStats& j) {
   o.field("compiles_requested", j.compiles_requested);
   o.field("compiles_done", j.compiles_done);
   o.field("compiles_failed", j.compiles_failed);
+  o.field("compiles_timed_out", j.compiles_timed_out);
+  o.field("compiles_dropped", j.compiles_dropped);
+  o.field("keys_evicted", j.keys_evicted);
+  o.field("kernels_evicted", j.kernels_evicted);
+  o.field("kernels_resident", j.kernels_resident);
   o.field("compiles_in_flight", j.compiles_in_flight);
   o.field("compiles_queued", j.compiles_queued);
   o.field("demoted", j.demoted);

@@ -51,11 +51,14 @@ std::ostream& operator<<(std::ostream& out, const Stats& s) {
     << " out-of-memory errors\n";
   const JitStats& j = s.jit;
   t << "  jit          " << j.compiles_done << " of " << j.compiles_requested << " compiles done, "
-    << j.compiles_failed << " failed, " << j.compiles_in_flight << " in flight, " << j.demoted << " demoted, "
+    << j.compiles_failed << " failed, " << j.compiles_timed_out << " timed out, " << j.compiles_dropped
+    << " dropped cold, " << j.compiles_in_flight << " in flight, " << j.demoted << " demoted, "
     << j.hot_swaps << " hot-swaps, " << j.dynamic_compiles << " with dynamic dims, " << j.tunes_done
     << " tuned while running\n";
   t << "               groups run compiled " << j.group_runs_compiled << ", interpreted " << j.group_runs_interpreted
     << "; cache hits " << j.memory_cache_hits << " memory, " << j.disk_cache_hits << " disk\n";
+  t << "               kernels resident " << j.kernels_resident << "; evicted " << j.keys_evicted << " keys, "
+    << j.kernels_evicted << " kernels\n";
   t << std::fixed << std::setprecision(2) << "               compile ms p50 " << j.compile_ms_p50 << ", p90 "
     << j.compile_ms_p90 << ", max " << j.compile_ms_max << "\n";
   for (const std::string& why : j.recent_failures) t << "               failed: " << why << "\n";

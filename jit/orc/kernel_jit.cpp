@@ -10,6 +10,7 @@
 #include <llvm/Support/TargetSelect.h>
 
 #include "jit/codegen/llvm_error.h"
+#include "profiler/jit_counters.h"
 
 namespace kiln::jit {
 namespace {
@@ -24,6 +25,18 @@ std::string sorted_features(const llvm::SubtargetFeatures& features) {
 }
 
 }  // namespace
+
+KernelCode::KernelCode(llvm::orc::LLJIT& jit, llvm::orc::JITDylib& dylib, llvm::orc::ResourceTrackerSP tracker)
+    : jit_(jit), dylib_(dylib), tracker_(std::move(tracker)) {
+  profiler::add_kernels_resident(1);
+}
+
+// Errors here can only mean the code is gone already; nothing to report.
+KernelCode::~KernelCode() {
+  llvm::consumeError(tracker_->remove());
+  llvm::consumeError(jit_.getExecutionSession().removeJITDylib(dylib_));
+  profiler::add_kernels_resident(-1);
+}
 
 KernelJit::KernelJit(llvm::orc::JITTargetMachineBuilder host, std::unique_ptr<llvm::orc::LLJIT> jit,
                      bool vector_math)
@@ -69,13 +82,16 @@ std::unique_ptr<llvm::TargetMachine> KernelJit::target_machine(int opt_level) co
   return unwrap(builder.createTargetMachine(), "creating a target machine");
 }
 
-CompiledFn KernelJit::link(std::string_view object, const std::string& symbol) {
+LinkedKernel KernelJit::link(std::string_view object, const std::string& symbol) {
   const std::string dylib = "kiln." + std::to_string(dylibs_.fetch_add(1)) + "." + symbol;
   llvm::orc::JITDylib& jd = unwrap(jit_->createJITDylib(dylib), "creating a JITDylib");
+  // Owned from here on: a failure below removes the JITDylib again.
+  llvm::orc::ResourceTrackerSP tracker = jd.createResourceTracker();
+  auto code = std::make_shared<const KernelCode>(*jit_, jd, tracker);
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), symbol);
-  check(jit_->addObjectFile(jd, std::move(buffer)), "adding the object file");
+  check(jit_->addObjectFile(tracker, std::move(buffer)), "adding the object file");
   const llvm::orc::ExecutorAddr address = unwrap(jit_->lookup(jd, symbol), "linking the kernel");
-  return address.toPtr<CompiledFn>();
+  return {address.toPtr<CompiledFn>(), std::move(code)};
 }
 
 std::string KernelJit::find_function(std::string_view object, std::string_view prefix) {

@@ -5,8 +5,8 @@
 // Every object is linked into a JITDylib of its own, so the same kernel may
 // be linked twice (a recompile, a reload from the disk cache) without
 // duplicate-definition errors. Each such JITDylib links against the
-// process's symbols, libmvec.so.1 and libm.so.6 (each if present). Nothing
-// is ever removed.
+// process's symbols, libmvec.so.1 and libm.so.6 (each if present). Its code
+// lives as long as the KernelCode that link() returns.
 #pragma once
 
 #include <atomic>
@@ -20,8 +20,25 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "jit/fusion/kernel_spec.h"
+#include "jit/orc/session.h"
 
 namespace kiln::jit {
+
+/// The linked code of one object: destroying it removes the code from the
+/// session (its ResourceTracker, then its JITDylib). Whoever holds it must
+/// know that no thread can still be running the code.
+class KernelCode {
+ public:
+  KernelCode(llvm::orc::LLJIT& jit, llvm::orc::JITDylib& dylib, llvm::orc::ResourceTrackerSP tracker);
+  ~KernelCode();
+  KernelCode(const KernelCode&) = delete;
+  KernelCode& operator=(const KernelCode&) = delete;
+
+ private:
+  llvm::orc::LLJIT& jit_;
+  llvm::orc::JITDylib& dylib_;
+  llvm::orc::ResourceTrackerSP tracker_;
+};
 
 class KernelJit {
  public:
@@ -34,8 +51,9 @@ class KernelJit {
   std::unique_ptr<llvm::TargetMachine> target_machine(int opt_level) const;
 
   /// Links `object` into a new JITDylib and returns the address of `symbol`
-  /// in it. Throws InternalError (bad object, unresolved symbol, ...).
-  CompiledFn link(std::string_view object, const std::string& symbol);
+  /// in it, with the code's owner. Throws InternalError (bad object,
+  /// unresolved symbol, ...).
+  LinkedKernel link(std::string_view object, const std::string& symbol);
 
   /// The name of the first defined function in `object` whose name starts
   /// with `prefix`, or InternalError if `object` is not an object file or has

@@ -1,8 +1,5 @@
 #include "jit/orc/session.h"
 
-#include <mutex>
-#include <unordered_map>
-
 #include "jit/compile_pipeline.h"
 #include "jit/orc/kernel_jit.h"
 
@@ -10,8 +7,6 @@ namespace kiln::jit {
 
 struct OrcSession::Impl {
   std::unique_ptr<KernelJit> jit = KernelJit::create();
-  mutable std::mutex mutex;
-  std::unordered_map<std::uint64_t, std::string> objects;  // last object per key
 };
 
 OrcSession::OrcSession() : impl_(std::make_unique<Impl>()) {}
@@ -24,19 +19,10 @@ OrcSession& OrcSession::instance() {
 }
 
 CompiledKernel OrcSession::compile(const KernelSpec& spec, const CompileOptions& options) {
-  PipelineResult result = compile_kernel(spec, options, *impl_->jit);
-  std::lock_guard lock(impl_->mutex);
-  impl_->objects[result.key] = std::move(result.object);
-  return result.kernel;
+  return compile_kernel(spec, options, *impl_->jit);
 }
 
-std::string OrcSession::object_for(std::uint64_t key) const {
-  std::lock_guard lock(impl_->mutex);
-  auto it = impl_->objects.find(key);
-  return it == impl_->objects.end() ? std::string() : it->second;
-}
-
-CompiledFn OrcSession::load_object(std::uint64_t key, std::string_view object_bytes) {
+LinkedKernel OrcSession::load_object(std::uint64_t key, std::string_view object_bytes) {
   const std::string symbol = KernelJit::find_function(object_bytes, kernel_symbol_prefix(key));
   return impl_->jit->link(object_bytes, symbol);
 }

@@ -23,17 +23,26 @@ struct CompileOptions {
   int opt_level = 1;
 };
 
-struct CompiledKernel {
+class KernelCode;
+
+/// A kernel's entry point and the owner of its code: the code is removed
+/// from the session when the last copy of `code` goes, so whoever calls
+/// `fn` must hold `code` (or something that holds it) meanwhile.
+struct LinkedKernel {
   CompiledFn fn = nullptr;
-  double compile_ms = 0;         // lower + verify + optimize + emit + link, wall time
-  std::size_t object_bytes = 0;  // size of the object file (what object_for returns)
+  std::shared_ptr<const KernelCode> code;
+};
+
+struct CompiledKernel : LinkedKernel {
+  double compile_ms = 0;  // lower + verify + optimize + emit + link, wall time
+  std::string object;     // the linked object file, for the disk cache
 };
 
 class KernelJit;
 
 /// One per process. compile() and load_object() may be called from any
-/// thread, concurrently. Compiled code is never removed: a kernel may be
-/// running on another thread at any time.
+/// thread, concurrently. The session keeps no object bytes and no code of
+/// its own: each kernel's code lives as long as its LinkedKernel::code.
 class OrcSession {
  public:
   /// The session, created on first use with the host's CPU and features (so
@@ -47,14 +56,11 @@ class OrcSession {
   /// spec, verifier, codegen, link) — the caller keeps the kernel on tier 0.
   CompiledKernel compile(const KernelSpec& spec, const CompileOptions& options);
 
-  /// The object file of the last compile of `key` (for the on-disk cache);
-  /// empty if `key` was never compiled in this process.
-  std::string object_for(std::uint64_t key) const;
+  /// Links object bytes of a compile of `key` (CompiledKernel::object, of
+  /// this or an earlier process on the same CPU) and returns the kernel in
+  /// them; throws InternalError for bytes that are not such an object.
+  LinkedKernel load_object(std::uint64_t key, std::string_view object_bytes);
 
-  /// Links object bytes from object_for (of this or an earlier process on
-  /// the same CPU) and returns the kernel of `key` in it; throws
-  /// InternalError for bytes that are not such an object.
-  CompiledFn load_object(std::uint64_t key, std::string_view object_bytes);
 
   /// The host CPU LLVM generates code for ("znver4") and its feature string
   /// ("+avx512f,+avx2,...", sorted): part of the disk cache's key.

@@ -33,6 +33,15 @@ Config& config() {
 
 }  // namespace
 
+std::size_t max_keys() {
+  static const auto n = static_cast<std::size_t>(env_int("KILN_JIT_MAX_KEYS", 4096, 8));
+  return n;
+}
+std::size_t max_kernels() {
+  static const auto n = static_cast<std::size_t>(env_int("KILN_JIT_MAX_KERNELS", 4096, 8));
+  return n;
+}
+
 bool enabled() { return config().enabled.load(std::memory_order_relaxed); }
 void set_enabled(bool on) { config().enabled.store(on); }
 

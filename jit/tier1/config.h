@@ -2,6 +2,7 @@
 // defaults are right for a user who sets nothing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace kiln::jit {
@@ -16,6 +17,14 @@ std::int64_t hot_threshold();
 void set_hot_threshold(std::int64_t runs);
 /// True when the user chose the threshold (env or setter).
 bool hot_threshold_is_explicit();
+
+/// KILN_JIT_MAX_KEYS: segment keys (and shape families) the JIT keeps
+/// records of; past it the least recently run are forgotten (default 4096).
+std::size_t max_keys();
+/// KILN_JIT_MAX_KERNELS: kernels the in-memory cache keeps beyond those
+/// that kept keys use; past it the least recently run go, code and all
+/// (default 4096).
+std::size_t max_kernels();
 
 /// KILN_JIT_SYNC=1: compile on the calling thread (deterministic tests).
 bool compile_sync();

@@ -127,13 +127,16 @@ CachedKernel disk_cache_load(std::uint64_t key, OrcSession& orc) {
             (h.opt_level == 1 || h.opt_level == 3);
     if (valid) {
       try {
-        CompiledFn fn = orc.load_object(key, payload);
+        LinkedKernel linked = orc.load_object(key, payload);
         std::error_code ignored;
         fs::last_write_time(path, fs::file_time_type::clock::now(), ignored);  // recently used
         profiler::count(profiler::JitEvent::DiskCacheHit);
         profiler::record_disk_load_ms(
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-        return {fn, static_cast<int>(h.opt_level)};
+        CachedKernel cached;
+        static_cast<LinkedKernel&>(cached) = std::move(linked);
+        cached.opt_level = static_cast<int>(h.opt_level);
+        return cached;
       } catch (const std::exception& e) {
         profiler::record_failure(std::string("disk cache object rejected: ") + e.what());
       }
@@ -145,11 +148,9 @@ CachedKernel disk_cache_load(std::uint64_t key, OrcSession& orc) {
   return {};
 }
 
-void disk_cache_store(std::uint64_t key, int opt_level, OrcSession& orc) {
-  if (disk_cache_dir().empty()) return;
+void disk_cache_store(std::uint64_t key, int opt_level, std::string_view object, OrcSession& orc) {
+  if (disk_cache_dir().empty() || object.empty()) return;
   try {
-    std::string object = orc.object_for(key);
-    if (object.empty()) return;
     std::uint64_t env = environment_hash(orc);
     fs::path path = file_for(key, env);
     fs::create_directories(path.parent_path());

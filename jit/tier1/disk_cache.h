@@ -12,22 +12,22 @@
 #include <cstdint>
 #include <string>
 
+#include <string_view>
+
 #include "jit/fusion/kernel_spec.h"
+#include "jit/orc/session.h"
 
 namespace kiln::jit {
 
-class OrcSession;
-
-struct CachedKernel {
-  CompiledFn fn = nullptr;  // null: not on disk (or disabled, or any mismatch)
-  int opt_level = 0;        // the level it was compiled at
+struct CachedKernel : LinkedKernel {  // fn null: not on disk (or disabled, or any mismatch)
+  int opt_level = 0;  // the level it was compiled at
 };
 
 /// The compiled kernel of `key` from disk.
 CachedKernel disk_cache_load(std::uint64_t key, OrcSession& orc);
-/// Writes the object of the last compile of `key` (made at `opt_level`);
+/// Writes `object`, the object file of a compile of `key` at `opt_level`;
 /// failures are counted, never thrown.
-void disk_cache_store(std::uint64_t key, int opt_level, OrcSession& orc);
+void disk_cache_store(std::uint64_t key, int opt_level, std::string_view object, OrcSession& orc);
 
 /// True when a file for `key` is on disk (not yet validated: loading checks it).
 /// Cheap when the cache directory is empty or off: then the JIT is not even started.

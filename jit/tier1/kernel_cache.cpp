@@ -1,14 +1,16 @@
 #include "jit/tier1/kernel_cache.h"
 
+#include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <functional>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 
-#include <tbb/task_arena.h>
+#include <kiln/error.h>
 
 #include "jit/orc/session.h"
+#include "jit/tier1/compile_queue.h"
 #include "jit/tier1/config.h"
 #include "jit/tier1/disk_cache.h"
 #include "profiler/enabled.h"
@@ -16,6 +18,27 @@
 #include "profiler/jit_counters.h"
 
 namespace kiln::jit {
+namespace {
+
+constexpr double kHeatHalfLifeNs = 1e9;
+
+std::int64_t cold_from_environment() {
+  const char* text = std::getenv("KILN_COMPILE_COLD_MS");
+  if (!text || !*text) return 5'000;
+  char* end = nullptr;
+  const long long ms = std::strtoll(text, &end, 10);
+  if (*end != '\0' || ms < 1)
+    throw ValueError(detail::cat("[jit] KILN_COMPILE_COLD_MS='", text, "' must be an integer >= 1 (milliseconds)"));
+  return ms;
+}
+
+std::atomic<std::int64_t>& cold_after_ms() {
+  static std::atomic<std::int64_t> ms{cold_from_environment()};
+  return ms;
+}
+
+}  // namespace
+
 
 const char* to_string(KernelState s) {
   switch (s) {
@@ -29,6 +52,24 @@ const char* to_string(KernelState s) {
   return "?";
 }
 
+double KernelEntry::heat(std::int64_t now) const {
+  const double age = static_cast<double>(now - heat_at_ns.load(std::memory_order_relaxed));
+  return heat_ns.load(std::memory_order_relaxed) * std::exp2(-std::max(age, 0.0) / kHeatHalfLifeNs);
+}
+
+// Racing updates may lose a sample: heat only orders the queue.
+void KernelEntry::add_heat(double ns, std::int64_t now) {
+  heat_ns.store(heat(now) + ns, std::memory_order_relaxed);
+  heat_at_ns.store(now, std::memory_order_relaxed);
+}
+
+std::int64_t cold_after_ns() { return cold_after_ms().load(std::memory_order_relaxed) * 1'000'000; }
+void set_cold_after(std::chrono::milliseconds after) {
+  if (after.count() < 1)
+    throw ValueError(detail::cat("[set_cold_after] the time must be at least 1 ms, got ", after.count()));
+  cold_after_ms().store(after.count());
+}
+
 KernelCache& KernelCache::instance() {
   static KernelCache* cache = new KernelCache;  // entries hold code that may run until exit
   return *cache;
@@ -36,11 +77,40 @@ KernelCache& KernelCache::instance() {
 
 std::shared_ptr<KernelEntry> KernelCache::find_or_add(const KernelSpec& spec, bool* existed) {
   std::uint64_t key = spec.key();
+  std::vector<std::shared_ptr<KernelEntry>> dropped;  // destroyed after the lock is released
   std::lock_guard lock(mu_);
   auto [it, added] = entries_.try_emplace(key);
-  if (added) it->second = std::make_shared<KernelEntry>(spec);
   *existed = !added;
-  return it->second;
+  if (!added) return it->second;
+  auto entry = std::make_shared<KernelEntry>(spec);
+  it->second = entry;
+  if (entries_.size() > capacity_) dropped = drop_unused();
+  return entry;
+}
+
+// Entries only the cache holds (use_count 1: no segment record, no run, no
+// queued compile has them), least recently run first, down to 7/8 of the
+// capacity, so that a pass over the table comes once per capacity/8 kernels.
+std::vector<std::shared_ptr<KernelEntry>> KernelCache::drop_unused() {
+  std::vector<std::pair<std::int64_t, std::uint64_t>> unused;  // (last run, key)
+  for (const auto& [key, entry] : entries_)
+    if (entry.use_count() == 1) unused.emplace_back(entry->last_run_ns.load(std::memory_order_relaxed), key);
+  const std::size_t target = capacity_ - capacity_ / 8;
+  const std::size_t n = std::min(unused.size(), entries_.size() > target ? entries_.size() - target : 0);
+  std::nth_element(unused.begin(), unused.begin() + static_cast<std::ptrdiff_t>(n), unused.end());
+  std::vector<std::shared_ptr<KernelEntry>> dropped;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto it = entries_.find(unused[i].second);
+    dropped.push_back(std::move(it->second));
+    entries_.erase(it);
+  }
+  profiler::count(profiler::JitEvent::KernelEvicted, n);
+  return dropped;
+}
+
+void KernelCache::set_capacity(std::size_t entries) {
+  std::lock_guard lock(mu_);
+  capacity_ = std::max<std::size_t>(entries, 8);
 }
 
 bool KernelCache::is_compiled(std::uint64_t key) {
@@ -56,58 +126,11 @@ std::size_t KernelCache::size() {
 
 namespace {
 
-// Background compilation: its own arena, so a compile never takes the
-// cores kernels run on beyond the one it was given, and a count of jobs
-// in flight so that tests and shutdown can wait for them.
-class CompileQueue {
- public:
-  static CompileQueue& instance() {
-    static CompileQueue* q = new CompileQueue;
-    return *q;
-  }
-
-  void submit(std::function<void()> job) {
-    {
-      std::lock_guard lock(mu_);
-      jobs_.push_back(std::move(job));
-      ++pending_;
-    }
-    profiler::add_in_flight(1);
-    profiler::add_queued(1);
-    // The task carries no data: the job travels through jobs_ under mu_, a
-    // hand-off every tool sees (Debian's TBB is not built for TSan, so one
-    // through TBB's own queue looks like a race to it).
-    arena_.enqueue([] { instance().run_one(); });
-  }
-
-  void wait() {
-    std::unique_lock lock(mu_);
-    idle_.wait(lock, [this] { return pending_ == 0; });
-  }
-
- private:
-  void run_one() {
-    std::function<void()> job;
-    {
-      std::lock_guard lock(mu_);
-      job = std::move(jobs_.front());
-      jobs_.pop_front();
-    }
-    profiler::add_queued(-1);
-    job();
-    profiler::add_in_flight(-1);
-    std::lock_guard lock(mu_);
-    if (--pending_ == 0) idle_.notify_all();
-  }
-
-  // One slot, none reserved for the calling thread: a TBB worker runs the
-  // jobs, so enqueue() returns at once and the user thread never waits.
-  tbb::task_arena arena_{1, 0};
-  std::mutex mu_;
-  std::condition_variable idle_;
-  std::deque<std::function<void()>> jobs_;
-  std::int64_t pending_ = 0;
-};
+std::mutex g_hook_mu;
+std::function<void(std::uint64_t)>& before_compile_hook() {
+  static auto* hook = new std::function<void(std::uint64_t)>;
+  return *hook;
+}
 
 // "kernel 0x…(add, mul, tanh, …): <message>", for stats and logs.
 std::string detail_failure(const KernelSpec& spec, const char* message) {
@@ -119,47 +142,63 @@ std::string detail_failure(const KernelSpec& spec, const char* message) {
   return "kernel 0x" + std::string(key) + " (" + ops + "): " + message;
 }
 
-void publish(KernelEntry& entry, CompiledFn fn, int level, double ms) {
+// Gives `entry` up: it stays on tier 0 (or on the code it has).
+void give_up(KernelEntry& entry, const std::string& why) {
+  profiler::record_failure(why);
+  profiler::log_event({.kind = profiler::EventKind::Failed, .key = entry.key, .detail = why});
+  std::lock_guard lock(entry.mu);
+  entry.failure = why;
+  if (entry.fn.load() == nullptr) entry.state.store(KernelState::Failed);
+}
+
+void publish(KernelEntry& entry, LinkedKernel linked, int level, double ms) {
   bool swap = entry.fn.load() != nullptr;
   {
     std::lock_guard lock(entry.mu);
     entry.compile_ms = ms;
+    entry.code.push_back(std::move(linked.code));
   }
   entry.opt_level.store(level);
-  entry.fn.store(fn, std::memory_order_release);
+  entry.fn.store(linked.fn, std::memory_order_release);
   entry.state.store(KernelState::Compiled);
   if (swap) profiler::count(profiler::JitEvent::HotSwap);
   if (swap) profiler::log_event({.kind = profiler::EventKind::Swapped, .key = entry.key, .detail = level == 3 ? "O3" : "O1"});
 }
 
-void compile_now(const std::shared_ptr<KernelEntry>& entry, int level) {
+// Publishes the kernel's object from the disk cache, if it is there.
+bool load_from_disk(KernelEntry& entry) {
+  CachedKernel cached = disk_cache_load(entry.key, OrcSession::instance());
+  if (!cached.fn) return false;
+  const int level = cached.opt_level;
+  publish(entry, std::move(cached), level, 0);
+  profiler::log_event({.kind = profiler::EventKind::Compiled, .key = entry.key, .detail = "disk cache"});
+  return true;
+}
+
+void compile_now(const std::shared_ptr<KernelEntry>& entry, int level, const std::atomic<bool>& abandoned) {
   OrcSession& orc = OrcSession::instance();
-  if (level == 1 && entry->fn.load() == nullptr) {
-    if (CachedKernel cached = disk_cache_load(entry->key, orc); cached.fn) {
-      publish(*entry, cached.fn, cached.opt_level, 0);
-      profiler::log_event({.kind = profiler::EventKind::Compiled, .key = entry->key, .detail = "disk cache"});
-      return;
-    }
-  }
+  if (level == 1 && entry->fn.load() == nullptr && load_from_disk(*entry)) return;
   if (entry->fn.load() == nullptr) entry->state.store(KernelState::Compiling);
+  std::function<void(std::uint64_t)> hook;
+  {
+    std::lock_guard lock(g_hook_mu);
+    hook = before_compile_hook();
+  }
+  if (hook) hook(entry->key);
   const std::int64_t start = profiler::now_ns();
   try {
     CompiledKernel k = orc.compile(entry->spec, CompileOptions{level});
+    if (abandoned.load()) return;  // past its time bound: the kernel was given up
     profiler::record_compile_ms(k.compile_ms);
     profiler::count(profiler::JitEvent::CompileDone);
-    publish(*entry, k.fn, level, k.compile_ms);
+    publish(*entry, k, level, k.compile_ms);
     profiler::log_event({.kind = profiler::EventKind::Compiled, .key = entry->key, .detail = level == 3 ? "O3" : "O1",
                          .start_ns = start, .duration_ns = profiler::now_ns() - start});
-    disk_cache_store(entry->key, level, orc);
+    disk_cache_store(entry->key, level, k.object, orc);
   } catch (const std::exception& e) {
+    if (abandoned.load()) return;
     profiler::count(profiler::JitEvent::CompileFailed);
-    std::string why = detail_failure(entry->spec, e.what());
-    profiler::record_failure(why);
-    profiler::log_event({.kind = profiler::EventKind::Failed, .key = entry->key, .detail = why, .start_ns = start,
-                         .duration_ns = profiler::now_ns() - start});
-    std::lock_guard lock(entry->mu);
-    entry->failure = why;
-    if (entry->fn.load() == nullptr) entry->state.store(KernelState::Failed);
+    give_up(*entry, detail_failure(entry->spec, e.what()));
   }
 }
 
@@ -167,36 +206,69 @@ void compile_now(const std::shared_ptr<KernelEntry>& entry, int level) {
 
 // A thread that queued compiles waits for them when it exits. For the main
 // thread that is at exit(), before static destructors run (thread-locals
-// go first), so no compile is still inside LLVM while its statics die.
+// go first), so no compile is still inside LLVM while its statics die
+// (a compile past its time bound is not waited for).
 struct DrainAtThreadExit {
-  ~DrainAtThreadExit() { CompileQueue::instance().wait(); }
+  ~DrainAtThreadExit() { wait_for_compile_queue(); }
 };
 
-void run_in_background(std::function<void()> job) {
+namespace {
+void drain_at_thread_exit() {
   thread_local DrainAtThreadExit drain;
   (void)drain;
+}
+}  // namespace
+
+void run_in_background(std::function<void()> job) {
+  drain_at_thread_exit();
   if (compile_sync()) {
     job();
     return;
   }
-  CompileQueue::instance().submit(std::move(job));
+  CompileJob background;
+  background.run = [job = std::move(job)](const std::atomic<bool>&) { job(); };
+  submit_compile_job(std::move(background));
 }
 
 void request_compile(const std::shared_ptr<KernelEntry>& entry, int opt_level) {
-  // An object on disk loads in well under a millisecond: take it now.
-  if (opt_level == 1 && entry->fn.load() == nullptr && disk_cache_has(entry->key)) {
-    if (CachedKernel cached = disk_cache_load(entry->key, OrcSession::instance()); cached.fn) {
-      publish(*entry, cached.fn, cached.opt_level, 0);
-      profiler::log_event({.kind = profiler::EventKind::Compiled, .key = entry->key, .detail = "disk cache"});
-      return;
-    }
+  if (opt_level == 1) {
+    KernelState interpreted = KernelState::Interpreted;
+    if (entry->fn.load() != nullptr || !entry->state.compare_exchange_strong(interpreted, KernelState::Queued)) return;
+    // An object on disk loads in well under a millisecond: take it now.
+    if (disk_cache_has(entry->key) && load_from_disk(*entry)) return;
   }
+  drain_at_thread_exit();
   profiler::count(profiler::JitEvent::CompileRequested);
-  profiler::log_event({.kind = profiler::EventKind::Queued, .key = entry->key, .detail = opt_level == 3 ? "O3" : "O1"});
-  if (entry->fn.load() == nullptr) entry->state.store(KernelState::Queued);
-  run_in_background([entry, opt_level] { compile_now(entry, opt_level); });
+  const char* level = opt_level == 3 ? "O3" : "O1";
+  profiler::log_event({.kind = profiler::EventKind::Queued, .key = entry->key, .detail = level});
+  entry->last_run_ns.store(profiler::now_ns(), std::memory_order_relaxed);
+  CompileJob job{
+      .run = [entry, opt_level](const std::atomic<bool>& abandoned) { compile_now(entry, opt_level, abandoned); },
+      .heat = [entry] { return entry->heat(profiler::now_ns()); },
+      .cold = [entry] { return profiler::now_ns() - entry->last_run_ns.load(std::memory_order_relaxed) > cold_after_ns(); },
+      .on_drop =
+          [entry, opt_level, level] {
+            // Back to where a later hot run queues it again.
+            if (opt_level == 3) entry->upgrade_queued.store(false);
+            KernelState queued = KernelState::Queued;
+            entry->state.compare_exchange_strong(queued, KernelState::Interpreted);
+            profiler::log_event({.kind = profiler::EventKind::Dropped, .key = entry->key, .detail = level});
+          },
+      .on_timeout =
+          [entry, level](std::chrono::milliseconds bound) {
+            give_up(*entry, detail_failure(entry->spec, detail::cat("compile at ", level, " gave up after its time bound of ",
+                                                                    bound.count(), " ms")
+                                                            .c_str()));
+          }};
+  const std::uint64_t id = submit_compile_job(std::move(job));
+  if (compile_sync()) wait_for_compile_job(id);
 }
 
-void wait_for_compiles() { CompileQueue::instance().wait(); }
+void wait_for_compiles() { wait_for_compile_queue(); }
+
+void set_before_compile_hook(std::function<void(std::uint64_t)> hook) {
+  std::lock_guard lock(g_hook_mu);
+  before_compile_hook() = std::move(hook);
+}
 
 }  // namespace kiln::jit

@@ -1,20 +1,25 @@
 // The in-memory kernel cache: one entry per KernelSpec key, shared by every
 // segment whose plan contains that kernel. An entry moves
-// interpreted -> queued -> compiling -> compiled, or to failed / demoted;
-// its code is published with an atomic store, so a run that loaded the old
-// pointer finishes on it (compiled code is never freed while the process
-// lives, so no run can outlive the code it started with).
+// interpreted -> queued -> compiling -> compiled, or to failed / demoted
+// (a queued kernel that went cold goes back to interpreted). Its code is
+// published with an atomic store, so a run that loaded the old pointer
+// finishes on it: every code an entry published stays linked while the
+// entry lives, and a run holds the entry (through its segment's record).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "jit/fusion/kernel_spec.h"
+#include "jit/orc/session.h"
+#include "jit/tier1/config.h"
 
 namespace kiln::jit {
 
@@ -37,12 +42,28 @@ struct KernelEntry : std::enable_shared_from_this<KernelEntry> {
   std::atomic<double> t1_ns_per_elem{0};
   std::atomic<std::uint64_t> compiled_runs{0};
 
+  // Demand, for the compile queue: the time of its last run (either tier,
+  // on profiler::now_ns's clock) and its recent tier-0 time, decayed by
+  // half every kHeatHalfLifeNs.
+  std::atomic<std::int64_t> last_run_ns{0};
+  std::atomic<double> heat_ns{0};
+  std::atomic<std::int64_t> heat_at_ns{0};
+  /// Adds `ns` of tier-0 time spent at `now`.
+  void add_heat(double ns, std::int64_t now);
+  /// The decayed heat at `now`.
+  double heat(std::int64_t now) const;
+
   std::mutex mu;           // guards the fields below
   std::string failure;     // why it failed or was demoted
   double compile_ms = 0;   // of the published code
+  // Every code it published (O1, then O3): a run that loaded an older
+  // pointer may still be in it, and holds this entry meanwhile.
+  std::vector<std::shared_ptr<const KernelCode>> code;
 };
 
 /// The process-wide cache. `find_or_add` returns the shared entry of `spec`.
+/// Bounded: past its capacity, entries no segment record uses any more go,
+/// least recently run first (their code with them, once no run holds them).
 class KernelCache {
  public:
   static KernelCache& instance();
@@ -50,16 +71,32 @@ class KernelCache {
   std::size_t size();
   /// True when the kernel of `key` has published code.
   bool is_compiled(std::uint64_t key);
+  /// Default max_kernels(); takes effect at the next insertion.
+  void set_capacity(std::size_t entries);
 
  private:
+  std::vector<std::shared_ptr<KernelEntry>> drop_unused();  // under mu_
+
   std::mutex mu_;
   std::unordered_map<std::uint64_t, std::shared_ptr<KernelEntry>> entries_;
+  std::size_t capacity_ = max_kernels();
 };
 
-/// Queues `entry` for compilation at `opt_level` (1, or 3 for an upgrade):
-/// a background task in the JIT's own TBB arena (concurrency 1), or inline
-/// with KILN_JIT_SYNC=1. The disk cache is consulted first.
+/// Queues `entry` for compilation at `opt_level` (1, or 3 for an upgrade)
+/// in the compile queue (compile_queue.h: hottest first, cold ones dropped,
+/// each under a time bound); with KILN_JIT_SYNC=1 waits for it. The disk
+/// cache is consulted first. A kernel already queued, compiled or failed
+/// is not queued again at 1.
 void request_compile(const std::shared_ptr<KernelEntry>& entry, int opt_level);
+
+/// Runs on the compile thread before each compile from source, with the
+/// kernel's key (a test forces a compile past its time bound with it).
+void set_before_compile_hook(std::function<void(std::uint64_t kernel_key)> hook);
+
+/// A kernel not run for this long (either tier) is cold: its queued
+/// compile is dropped (KILN_COMPILE_COLD_MS, default 5 s).
+std::int64_t cold_after_ns();
+void set_cold_after(std::chrono::milliseconds after);
 /// Waits until no compile is queued or running (tests, shutdown, kiln::compile).
 void wait_for_compiles();
 /// Runs `job` in the JIT's background arena after the work queued before

@@ -28,7 +28,7 @@ bool inspect_key(std::uint64_t segment_key, profiler::KeyJitInfo& out) {
     out.state = "off";
     return true;
   }
-  SegmentJit* s = KeyedTable<SegmentJit>::find(segment_key);
+  std::shared_ptr<SegmentJit> s = KeyedTable<SegmentJit, profiler::JitEvent::KeyEvicted>::find(segment_key);
   if (!s) return false;
   if (!s->planned.load(std::memory_order_acquire)) return true;  // "interpreted"
   // The plan's fields are immutable once `planned` is set.

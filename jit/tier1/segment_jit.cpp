@@ -1,6 +1,7 @@
 #include "jit/tier1/segment_jit.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 
@@ -11,6 +12,7 @@
 #include "jit/tier1/launch.h"
 #include "jit/tier1/matmul_epilogue.h"
 #include "jit/tier1/plan_text.h"
+#include "profiler/enabled.h"
 #include "profiler/events.h"
 #include "profiler/jit_counters.h"
 
@@ -40,7 +42,40 @@ bool is_hot(std::int64_t runs, std::int64_t t0_ns) {
 
 // What jit_for last returned on this thread (last_segment_jit): read once
 // per segment run, so an ordinary thread-local is cheap enough.
-thread_local const SegmentJit* t_last = nullptr;
+thread_local std::shared_ptr<const SegmentJit> t_last;
+
+using SegmentRecords = KeyedTable<SegmentJit, profiler::JitEvent::KeyEvicted>;
+
+// Keys run once so far, direct-mapped by their low bits: a key is given a
+// record on its second run. A collision only makes a key wait one run
+// more (or, rarely, get its record a run early).
+class SeenOnce {
+ public:
+  /// True if `key` was noted before; notes it.
+  bool check_and_note(std::uint64_t key) {
+    std::atomic<std::uint64_t>& slot = slots_[key % kSlots];
+    return slot.exchange(key, std::memory_order_relaxed) == key;
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 1 << 14;
+  std::array<std::atomic<std::uint64_t>, kSlots> slots_{};
+};
+
+SeenOnce& seen_once() {
+  static SeenOnce* seen = new SeenOnce;
+  return *seen;
+}
+
+// Whether a key without a record gets one now: on its second run; on its
+// first when its shape family was seen before (one size of a structure
+// whose sizes vary); or at once when compiling at the first run was asked
+// for. Keys of a structure that never recurs get none.
+bool deserves_record(const trace::Segment& segment, bool& ran_before) {
+  if (compile_forced() || hot_threshold() <= 1) return true;
+  ran_before = seen_once().check_and_note(segment.key);
+  return seen_once().check_and_note(family_key(segment)) || ran_before;
+}
 
 void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>& needed, std::vector<FusedGroup> groups,
           bool dynamic) {
@@ -60,21 +95,21 @@ void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>&
     // which stay in the key.
     if (dynamic) spec.dynamic_dims = 1;
     bool existed = false;
-    s.kernels.push_back(KernelCache::instance().find_or_add(spec, &existed));
-    if (existed) {
-      profiler::count(profiler::JitEvent::MemoryCacheHit);
-    } else {
-      if (dynamic) profiler::count(profiler::JitEvent::DynamicCompile);
-      request_compile(s.kernels.back(), 1);
-    }
+    const std::shared_ptr<KernelEntry>& kernel = s.kernels.emplace_back(KernelCache::instance().find_or_add(spec, &existed));
+    if (existed) profiler::count(profiler::JitEvent::MemoryCacheHit);
+    else if (dynamic) profiler::count(profiler::JitEvent::DynamicCompile);
+    // The key's tier-0 time so far is its kernels' first heat. A shared
+    // kernel is queued only if it is not queued or compiled already.
+    kernel->add_heat(static_cast<double>(s.t0_ns.load(std::memory_order_relaxed)), profiler::now_ns());
+    request_compile(kernel, 1);
   }
   profiler::record_plan(segment.key, describe_plan(segment, s));  // for `kiln explain`
   s.planned.store(true, std::memory_order_release);
 }
 
-// A key seen for the first time whose every kernel is compiled already --
-// in memory, or on disk from an earlier run of the program -- starts
-// compiled at once: its first run is already on tier 1.
+// A key given its record (on its second run) whose every kernel is
+// compiled already -- in memory, or on disk from an earlier run of the
+// program -- starts compiled at once.
 bool warm_start(const std::vector<FusedGroup>& groups) {
   if (groups.empty()) return false;
   for (const FusedGroup& g : groups)
@@ -139,29 +174,42 @@ const SegmentPlan* plan_of(SegmentJit& s, const trace::Segment& segment, Segment
 
 }  // namespace
 
-const SegmentJit* last_segment_jit() { return t_last; }
+std::shared_ptr<const SegmentJit> last_segment_jit() { return t_last; }
 
-SegmentJit* jit_for(const trace::Segment& segment, const SegmentPlan*& segment_plan, SegmentPlan& scratch) {
+std::shared_ptr<SegmentJit> jit_for(const trace::Segment& segment, const SegmentPlan*& segment_plan,
+                                    SegmentPlan& scratch) {
   t_last = nullptr;
-  if (!enabled()) {
+  std::shared_ptr<SegmentJit> record;
+  bool created = false;
+  if (enabled()) {
+    record = SegmentRecords::find(segment.key);
+    bool ran_before = false;
+    if (!record && deserves_record(segment, ran_before)) {
+      record = SegmentRecords::get(segment.key, &created);
+      if (created && ran_before) record->runs.fetch_add(1);  // the run before it had a record
+    }
+  }
+  if (!record) {
     scratch = plan_segment(segment);
     segment_plan = &scratch;
     return nullptr;
   }
-  SegmentJit& s = KeyedTable<SegmentJit>::get(segment.key);
+  SegmentJit& s = *record;
   segment_plan = plan_of(s, segment, scratch);
   const std::vector<bool>& needed = segment_plan->needed;
   std::int64_t runs = s.runs.fetch_add(1) + 1;
   if (!s.planned.load(std::memory_order_acquire)) {
     if (is_hot(runs, s.t0_ns.load())) {
       plan(s, segment, needed, partition(segment, needed), false);
-    } else if (std::vector<FusedGroup> groups; runs == 1 && warm_start(groups = partition(segment, needed))) {
+    } else if (std::vector<FusedGroup> groups; created && warm_start(groups = partition(segment, needed))) {
       plan(s, segment, needed, std::move(groups), false);
     } else {
       // Not hot alone: maybe as one size of a family whose sizes vary.
       ShapeFamily* f = s.family.load(std::memory_order_acquire);
       if (!f) {
-        f = &family_of(segment);
+        std::lock_guard lock(s.mu);
+        if (!s.family_owner) s.family_owner = family_of(segment);
+        f = s.family_owner.get();
         s.family.store(f, std::memory_order_release);
       }
       std::int64_t family_runs = f->runs.fetch_add(1) + 1;
@@ -174,11 +222,12 @@ SegmentJit* jit_for(const trace::Segment& segment, const SegmentPlan*& segment_p
   if (s.planned.load(std::memory_order_acquire) &&
       (s.group_of.size() != segment.nodes.size() || s.value_count != segment.values.size()))
     return nullptr;
-  t_last = &s;
-  return &s;
+  t_last = record;
+  return record;
 }
 
-bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& kernel) {
+bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& kernel, std::int64_t now) {
+  kernel.last_run_ns.store(now, std::memory_order_relaxed);
   CompiledFn fn = kernel.fn.load(std::memory_order_acquire);
   if (!fn || kernel.state.load() != KernelState::Compiled || !views_match(segment, group)) {
     profiler::count(profiler::JitEvent::GroupRunInterpreted);
@@ -241,8 +290,11 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
   return true;
 }
 
-void note_interpreted(KernelEntry& kernel, std::int64_t nanoseconds, std::int64_t elements) {
-  keep_min(kernel.t0_ns_per_elem, ns_per_elem(nanoseconds, elements));
+void note_interpreted(KernelEntry& kernel, std::int64_t nanoseconds, std::int64_t elements, bool comparable,
+                      std::int64_t now) {
+  kernel.add_heat(static_cast<double>(nanoseconds), now);
+  if (comparable) keep_min(kernel.t0_ns_per_elem, ns_per_elem(nanoseconds, elements));
+  if (kernel.state.load(std::memory_order_relaxed) == KernelState::Interpreted) request_compile(kernel.shared_from_this(), 1);
 }
 
 void note_segment_time(SegmentJit& jit, std::int64_t nanoseconds, bool any_compiled) {

@@ -7,8 +7,6 @@
 #include "jit/tier1/keyed_table.h"
 
 namespace kiln::jit {
-namespace {
-
 std::uint64_t family_key(const trace::Segment& segment) {
   std::vector<std::int64_t> words;
   words.reserve(segment.nodes.size() * 8 + segment.values.size());
@@ -33,15 +31,14 @@ std::uint64_t family_key(const trace::Segment& segment) {
   return XXH3_64bits(words.data(), words.size() * sizeof(std::int64_t));
 }
 
-
-}  // namespace
-
 bool ShapeFamily::note(std::uint64_t key) {
   std::lock_guard lock(mu_);
   if (keys_.size() < 2 && std::find(keys_.begin(), keys_.end(), key) == keys_.end()) keys_.push_back(key);
   return keys_.size() >= 2;
 }
 
-ShapeFamily& family_of(const trace::Segment& segment) { return KeyedTable<ShapeFamily>::get(family_key(segment)); }
+std::shared_ptr<ShapeFamily> family_of(const trace::Segment& segment) {
+  return KeyedTable<ShapeFamily>::get(family_key(segment));
+}
 
 }  // namespace kiln::jit

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -29,8 +30,10 @@ class ShapeFamily {
   std::vector<std::uint64_t> keys_;  // a few distinct members; two are enough to decide
 };
 
-/// The family of `segment`: its key with every size and stride left out
+/// The family key of `segment`: its key with every size and stride left out
 /// (ops, dtypes, attributes, wiring, dims, which dims broadcast, the output set).
-ShapeFamily& family_of(const trace::Segment& segment);
+std::uint64_t family_key(const trace::Segment& segment);
+/// The family of `segment`.
+std::shared_ptr<ShapeFamily> family_of(const trace::Segment& segment);
 
 }  // namespace kiln::jit

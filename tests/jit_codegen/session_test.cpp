@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <kiln/error.h>
+#include <kiln/kiln.h>
 
 #include "tests/jit_codegen/codegen_harness.h"
 
@@ -48,28 +49,40 @@ TEST(CodegenSession, ObjectRoundTrip) {
   const KernelSpec spec = axpb(999);
   const Bindings data = bind(spec, {0.5, -1.0});
   const CompiledKernel k = orc().compile(spec, {3});
-  const std::string object = orc().object_for(spec.key());
+  const std::string& object = k.object;
   ASSERT_FALSE(object.empty());
-  EXPECT_EQ(object.size(), k.object_bytes);
   EXPECT_GT(k.compile_ms, 0);
 
-  const CompiledFn loaded = orc().load_object(spec.key(), object);
-  ASSERT_NE(loaded, nullptr);
-  EXPECT_NE(loaded, k.fn);  // a second copy, in its own JITDylib
+  const LinkedKernel loaded = orc().load_object(spec.key(), object);
+  ASSERT_NE(loaded.fn, nullptr);
+  EXPECT_NE(loaded.fn, k.fn);  // a second copy, in its own JITDylib
   const auto direct = run(k.fn, spec, data, {0, 999});
-  EXPECT_EQ(compare(spec, run(loaded, spec, data, {0, 500, 999}), direct), "");
+  EXPECT_EQ(compare(spec, run(loaded.fn, spec, data, {0, 500, 999}), direct), "");
   EXPECT_EQ(compare(spec, direct, evaluate(spec, data)), "");
   // Loading the same bytes again is fine too.
-  EXPECT_NE(orc().load_object(spec.key(), object), nullptr);
+  EXPECT_NE(orc().load_object(spec.key(), object).fn, nullptr);
+}
+
+TEST(CodegenSession, CodeIsRemovedWithItsLastOwner) {
+  const KernelSpec spec = axpb(77);
+  const std::uint64_t before = kiln::stats().jit.kernels_resident;
+  CompiledKernel k = orc().compile(spec, {1});
+  LinkedKernel copy = orc().load_object(spec.key(), k.object);
+  EXPECT_EQ(kiln::stats().jit.kernels_resident, before + 2);
+  k.code.reset();
+  EXPECT_EQ(kiln::stats().jit.kernels_resident, before + 1);
+  // The other copy is untouched by the removal of the first.
+  const Bindings data = bind(spec, {0.5, -1.0});
+  EXPECT_EQ(compare(spec, run(copy.fn, spec, data, {0, 77}), evaluate(spec, data)), "");
+  copy.code.reset();
+  EXPECT_EQ(kiln::stats().jit.kernels_resident, before);
 }
 
 TEST(CodegenSession, BadObjectsAreRejected) {
-  EXPECT_TRUE(orc().object_for(0x1234).empty());
   EXPECT_THROW(orc().load_object(1, "not an object file"), InternalError);
   EXPECT_THROW(orc().load_object(1, ""), InternalError);
   const KernelSpec spec = axpb(10);
-  orc().compile(spec, {1});
-  const std::string object = orc().object_for(spec.key());
+  const std::string object = orc().compile(spec, {1}).object;
   EXPECT_THROW(orc().load_object(spec.key() + 1, object), InternalError);  // no kernel of that key inside
   EXPECT_THROW(orc().load_object(spec.key(), object.substr(0, object.size() / 2)), InternalError);
 }

@@ -57,8 +57,7 @@ TEST(DiskCache, RoundTripsACompiledObject) {
   ASSERT_FALSE(disk_cache_dir().empty()) << "the test suite sets KILN_CACHE_DIR";
   OrcSession& orc = OrcSession::instance();
   KernelSpec spec = scaled_exp(3, 1);
-  orc.compile(spec, {1});
-  disk_cache_store(spec.key(), 1, orc);
+  disk_cache_store(spec.key(), 1, orc.compile(spec, {1}).object, orc);
   ASSERT_FALSE(file_of(spec.key()).empty());
   CachedKernel cached = disk_cache_load(spec.key(), orc);
   EXPECT_EQ(cached.opt_level, 1);
@@ -70,8 +69,7 @@ class CorruptedFile : public ::testing::TestWithParam<int> {};
 TEST_P(CorruptedFile, IsIgnoredAndRemoved) {
   OrcSession& orc = OrcSession::instance();
   KernelSpec spec = scaled_exp(3, 10 + GetParam());
-  orc.compile(spec, {1});
-  disk_cache_store(spec.key(), 1, orc);
+  disk_cache_store(spec.key(), 1, orc.compile(spec, {1}).object, orc);
   fs::path path = file_of(spec.key());
   ASSERT_FALSE(path.empty());
   std::string bytes;

@@ -20,7 +20,7 @@ namespace reduction_cases {
 inline ::testing::AssertionResult one_kernel(const tiers::Program& program, double rel = 1e-5) {
   ::testing::AssertionResult agree = tiers::tiers_agree(program, rel);
   if (!agree) return agree;
-  const kiln::jit::SegmentJit* s = kiln::jit::last_segment_jit();
+  const std::shared_ptr<const kiln::jit::SegmentJit> s = kiln::jit::last_segment_jit();
   if (s == nullptr || !s->planned.load()) return ::testing::AssertionFailure() << "the segment was not planned";
   if (s->groups.size() != 1) {
     ::testing::AssertionResult r = ::testing::AssertionFailure() << s->groups.size() << " kernels:\n";

@@ -81,7 +81,7 @@ TEST(SnapshotWriter, EveryStatsFieldIsInTheFile) {
                             "oom_errors"})
     EXPECT_EQ(j[field].kind(), Json::Kind::Number) << field;
   EXPECT_EQ(j["segments_by_reason"].members().size(), kiln::kNumCutReasons);
-  EXPECT_EQ(j["jit"].members().size(), 21u) << "a JitStats field is missing from the snapshot";
+  EXPECT_EQ(j["jit"].members().size(), 26u) << "a JitStats field is missing from the snapshot";
   ASSERT_FALSE(j["tunables"].items().empty());
   const Json& tunable = j["tunables"].items()[0];
   EXPECT_EQ(tunable.members().size(), 6u) << "a TunableStats field is missing from the snapshot";

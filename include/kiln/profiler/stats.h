@@ -78,6 +78,11 @@ struct JitStats {
   std::uint64_t compiles_requested = 0;
   std::uint64_t compiles_done = 0;
   std::uint64_t compiles_failed = 0;     // kernels left on tier 0 (see recent_failures)
+  std::uint64_t compiles_timed_out = 0;  // given up past their time bound (KILN_COMPILE_TIMEOUT_MS)
+  std::uint64_t compiles_dropped = 0;    // queued, then dropped unrun: their kernels went cold
+  std::uint64_t keys_evicted = 0;        // segment keys' JIT records dropped, least recently run (KILN_JIT_MAX_KEYS)
+  std::uint64_t kernels_evicted = 0;     // unused kernels dropped from the cache with their code (KILN_JIT_MAX_KERNELS)
+  std::uint64_t kernels_resident = 0;    // kernel objects whose code is linked now
   std::uint64_t compiles_in_flight = 0;  // queued or compiling now
   std::uint64_t compiles_queued = 0;     // of those, waiting for the compile thread
   std::uint64_t demoted = 0;             // compiled code slower than tier 0, retired
