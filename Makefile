@@ -7,6 +7,8 @@ JOBS        ?= 2
 BUILD       ?= build
 BUILD_ASAN  ?= build-asan
 BUILD_TSAN  ?= build-tsan
+BUILD_FUZZ  ?= build-fuzz
+FUZZ_SECONDS ?= 20
 CMAKE       ?= cmake
 CTEST       ?= ctest
 BENCH_OUT   ?= bench/results
@@ -25,7 +27,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # (vm.mmap_rnd_bits > 28); run them with ASLR off where the machine allows it.
 NO_ASLR := $(shell setarch $$(uname -m) -R true >/dev/null 2>&1 && echo "setarch $$(uname -m) -R")
 
-.PHONY: all deps build demo train test test-sanitize test-asan test-tsan bench bench-readme clean
+.PHONY: all deps build demo train test test-sanitize test-asan test-tsan fuzz bench bench-readme clean
 
 all: build
 
@@ -66,6 +68,23 @@ test-tsan: deps
 	$(CMAKE) --build $(BUILD_TSAN) -j$(JOBS) --target tests-threads
 	$(TSAN_ENV) $(NO_ASLR) $(CTEST) --test-dir $(BUILD_TSAN) --output-on-failure -j$(JOBS) -L threads
 
+# libFuzzer: the snapshot reader, the tuning database reader and the kernel
+# cache's file check (tests/fuzz/*_fuzz.cpp), built with clang-14 and
+# -fsanitize=fuzzer,address in their own build tree, each run for
+# FUZZ_SECONDS from its corpus folder (build-fuzz/corpus/<name>, kept between
+# runs). A crash, a leak or an abort fails the target; the reproducer is
+# build-fuzz/<name>-crash-<sha1> (run the target on it to replay).
+fuzz: deps
+	CC=clang-14 CXX=clang++-14 $(CMAKE) -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_BUILD_FUZZ=ON \
+	  -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_BENCH=OFF -DKILN_BUILD_EXAMPLES=OFF
+	$(CMAKE) --build $(BUILD_FUZZ) -j$(JOBS) --target fuzz-targets
+	@for src in tests/fuzz/*_fuzz.cpp; do \
+	  name=$$(basename $$src .cpp); mkdir -p $(BUILD_FUZZ)/corpus/$$name; \
+	  echo "fuzz: $$name for $(FUZZ_SECONDS) s"; \
+	  $(BUILD_FUZZ)/tests/fuzz/$$name -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(BUILD_FUZZ)/$$name- $(BUILD_FUZZ)/corpus/$$name; \
+	done
+
 # Runs every benchmark program of a Release build beside its peers, then
 # merges the results: bench/results/<name>.json and <name>.txt per program,
 # latest.json (merged), latest.md (the table) and speedup.svg (the plot).
@@ -91,4 +110,4 @@ bench-readme:
 	python3 scripts/bench-report.py $(BENCH_OUT) --readme README.md --svg docs/bench/speedup.svg
 
 clean:
-	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN)
+	rm -rf $(BUILD) $(BUILD_ASAN) $(BUILD_TSAN) $(BUILD_FUZZ)

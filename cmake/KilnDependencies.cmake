@@ -21,7 +21,8 @@ target_link_libraries(kiln_llvm INTERFACE LLVM)
 
 find_package(TBB REQUIRED CONFIG)
 
-# nlohmann json (header-only): the autotune/ tuning database's file format (Debian: nlohmann-json3-dev).
+# nlohmann json (header-only): the autotune/ tuning database's file format, and the `kiln` program's
+# reader of the stats snapshot (Debian: nlohmann-json3-dev).
 find_package(nlohmann_json 3.11 REQUIRED CONFIG)
 
 # zlib: data::datasets::MNIST reads gzip-compressed IDX files (Debian: zlib1g-dev).

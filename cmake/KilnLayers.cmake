@@ -77,7 +77,7 @@ if(_kiln_tool_sources)
   add_library(kiln_tool_core STATIC ${_kiln_tool_sources})
   target_compile_features(kiln_tool_core PUBLIC cxx_std_20)
   target_include_directories(kiln_tool_core PUBLIC "${PROJECT_SOURCE_DIR}" "${PROJECT_SOURCE_DIR}/include")
-  target_link_libraries(kiln_tool_core PUBLIC xxHash::xxhash PRIVATE kiln_warnings)
+  target_link_libraries(kiln_tool_core PUBLIC xxHash::xxhash nlohmann_json::nlohmann_json PRIVATE kiln_warnings)
   add_executable(kiln_cli "${PROJECT_SOURCE_DIR}/tools/main.cpp")
   target_link_libraries(kiln_cli PRIVATE kiln_tool_core kiln_warnings)
   set_target_properties(kiln_cli PROPERTIES

@@ -12,6 +12,7 @@ set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 
 option(KILN_BUILD_TESTS "Build the GoogleTest suites under tests/" ON)
 option(KILN_BUILD_EXAMPLES "Build the programs under examples/" ON)
+option(KILN_BUILD_FUZZ "Build the libFuzzer targets under tests/fuzz/ (clang only; make fuzz)" OFF)
 option(KILN_WERROR "Treat compiler warnings in kiln's own code as errors" OFF)
 # KILN_BUILD_BENCH defaults to ON only when Google Benchmark is found (see KilnDependencies).
 

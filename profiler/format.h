@@ -3,19 +3,10 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 namespace kiln::profiler {
 
 /// "0 B", "512 B", "4.00 KiB", "1.50 GiB", ... (binary units, two decimals).
 std::string format_bytes(std::uint64_t bytes);
-
-}  // namespace kiln::profiler
-
-namespace kiln::profiler {
-
-/// `text` as the inside of a JSON string: quotes, backslashes and control
-/// characters escaped.
-std::string json_escape(std::string_view text);
 
 }  // namespace kiln::profiler

@@ -88,23 +88,9 @@ void add_kernels_resident(std::int64_t delta) noexcept {
 void fill_jit_stats(JitStats& s) {
   JitCounters& c = jit();
   auto get = [&](JitEvent e) { return c.events[static_cast<std::size_t>(e)].load(std::memory_order_relaxed); };
-  s.compiles_requested = get(JitEvent::CompileRequested);
-  s.compiles_done = get(JitEvent::CompileDone);
-  s.compiles_failed = get(JitEvent::CompileFailed);
-  s.compiles_timed_out = get(JitEvent::CompileTimedOut);
-  s.compiles_dropped = get(JitEvent::CompileDropped);
-  s.keys_evicted = get(JitEvent::KeyEvicted);
-  s.kernels_evicted = get(JitEvent::KernelEvicted);
-  s.kernels_resident = static_cast<std::uint64_t>(std::max<std::int64_t>(c.kernels_resident.load(), 0));
-  s.demoted = get(JitEvent::Demoted);
-  s.hot_swaps = get(JitEvent::HotSwap);
-  s.memory_cache_hits = get(JitEvent::MemoryCacheHit);
-  s.disk_cache_hits = get(JitEvent::DiskCacheHit);
-  s.disk_cache_writes = get(JitEvent::DiskCacheWrite);
-  s.group_runs_compiled = get(JitEvent::GroupRunCompiled);
-  s.group_runs_interpreted = get(JitEvent::GroupRunInterpreted);
-  s.dynamic_compiles = get(JitEvent::DynamicCompile);
-  s.tunes_done = get(JitEvent::Tuned);
+#define KILN_JIT_EVENT(name, Event, doc) s.name = get(JitEvent::Event);
+#include <kiln/profiler/counters.def>
+  s.kernels_resident = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.kernels_resident.load()));
   s.compiles_in_flight = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.in_flight.load()));
   s.compiles_queued = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.queued.load()));
   s.tunes_in_flight = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c.tunes_in_flight.load()));

@@ -8,23 +8,12 @@
 
 namespace kiln::profiler {
 
+/// What profiler::count() counts: one enumerator per KILN_JIT_EVENT row of
+/// <kiln/profiler/counters.def> (CompileRequested, CompileDone, ...), each
+/// folded into the JitStats field of its row.
 enum class JitEvent : std::uint8_t {
-  CompileRequested,     // a kernel was queued for compilation
-  CompileDone,          // a compile finished and was published
-  CompileFailed,        // a compile failed; the kernel stays on tier 0
-  Demoted,              // compiled code measured slower than tier 0 and retired
-  HotSwap,              // new code published for a kernel already in use
-  MemoryCacheHit,       // a segment found its kernel compiled already (shared sub-sequence)
-  DiskCacheHit,         // a kernel loaded from the on-disk cache instead of compiled
-  DiskCacheWrite,       // a compiled object written to the on-disk cache
-  GroupRunCompiled,     // a fused group executed by compiled code
-  GroupRunInterpreted,  // a fused group executed op by op on tier 0
-  DynamicCompile,       // a kernel compiled with run-time sizes for a family of shapes
-  Tuned,                // a hot kernel tuned in the background; its winner is in use
-  CompileDropped,       // a queued compile dropped unrun: its kernel went cold
-  CompileTimedOut,      // a compile past its time bound, given up (kernel left on tier 0)
-  KernelEvicted,        // a kernel no kept key used, dropped from the cache for its bound
-  KeyEvicted,           // a segment key's JIT record dropped for its bound (least recently run)
+#define KILN_JIT_EVENT(name, Event, doc) Event,
+#include <kiln/profiler/counters.def>
   kCount
 };
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "profiler/json_escape.h"
+
 namespace kiln::profiler {
 
 std::string hex_key(std::uint64_t key) {
@@ -27,18 +29,7 @@ void JsonOut::name(std::string_view n) {
 
 void JsonOut::string(std::string_view s) {
   text_ += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      text_ += '\\';
-      text_ += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-      text_ += buf;
-    } else {
-      text_ += c;
-    }
-  }
+  append_json_escaped(text_, s);
   text_ += '"';
 }
 

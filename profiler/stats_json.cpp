@@ -1,5 +1,6 @@
-// One line per field: a field added to kiln::Stats is one more `o.field`
-// line here and one more row in docs/stats-schema.md.
+// The counters come from <kiln/profiler/counters.def>; the structured
+// fields (per key, per cut site, per event, per tunable) are one `o.field`
+// line each here and one row each in docs/stats-schema.md.
 #include "profiler/stats_json.h"
 
 #include <kiln/version.h>
@@ -39,57 +40,22 @@ void write_key(JsonOut& o, const KeyStats& k) {
 
 void write_jit(JsonOut& o, const JitStats& j) {
   o.begin_object("jit");
-  o.field("compiles_requested", j.compiles_requested);
-  o.field("compiles_done", j.compiles_done);
-  o.field("compiles_failed", j.compiles_failed);
-  o.field("compiles_timed_out", j.compiles_timed_out);
-  o.field("compiles_dropped", j.compiles_dropped);
-  o.field("keys_evicted", j.keys_evicted);
-  o.field("kernels_evicted", j.kernels_evicted);
-  o.field("kernels_resident", j.kernels_resident);
-  o.field("compiles_in_flight", j.compiles_in_flight);
-  o.field("compiles_queued", j.compiles_queued);
-  o.field("demoted", j.demoted);
-  o.field("hot_swaps", j.hot_swaps);
-  o.field("memory_cache_hits", j.memory_cache_hits);
-  o.field("disk_cache_hits", j.disk_cache_hits);
-  o.field("disk_cache_writes", j.disk_cache_writes);
-  o.field("group_runs_compiled", j.group_runs_compiled);
-  o.field("group_runs_interpreted", j.group_runs_interpreted);
-  o.field("dynamic_compiles", j.dynamic_compiles);
-  o.field("tunes_done", j.tunes_done);
-  o.field("tunes_in_flight", j.tunes_in_flight);
-  o.field("compile_ms_p50", j.compile_ms_p50);
-  o.field("compile_ms_p90", j.compile_ms_p90);
-  o.field("compile_ms_p99", j.compile_ms_p99);
-  o.field("compile_ms_max", j.compile_ms_max);
-  o.field("disk_load_ms_p50", j.disk_load_ms_p50);
+#define KILN_JIT_COUNTER(name, type, unit, doc) o.field(#name, j.name);
+#include <kiln/profiler/counters.def>
   o.field("recent_failures", j.recent_failures);
   o.end_object();
 }
 
 void write_stats(JsonOut& o, const Stats& s) {
   o.begin_object("stats");
-  o.field("ops_recorded", s.ops_recorded);
-  o.field("ops_executed", s.ops_executed);
-  o.field("ops_eliminated", s.ops_eliminated);
-  o.field("segments_run", s.segments_run);
+#define KILN_STATS_COUNTER(name, type, unit, doc) o.field(#name, s.name);
+#include <kiln/profiler/counters.def>
   o.begin_object("segments_by_reason");
   for (std::size_t i = 0; i < kNumCutReasons; ++i) o.field(Stats::reason_name(i), s.segments_by_reason[i]);
   o.end_object();
-  o.field("distinct_keys", s.distinct_keys);
   o.begin_array("top_keys");
   for (const KeyStats& k : s.top_keys) write_key(o, k);
   o.end_array();
-  o.field("intermediate_bytes", s.intermediate_bytes);
-  o.field("allocations", s.allocations);
-  o.field("pool_hits", s.pool_hits);
-  o.field("bytes_allocated_total", s.bytes_allocated_total);
-  o.field("live_bytes", s.live_bytes);
-  o.field("peak_bytes", s.peak_bytes);
-  o.field("pooled_bytes", s.pooled_bytes);
-  o.field("budget_bytes", s.budget_bytes);
-  o.field("oom_errors", s.oom_errors);
   write_jit(o, s.jit);
   o.field("profiling", s.profiling);
   o.begin_array("cut_sites");

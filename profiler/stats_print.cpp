@@ -1,6 +1,8 @@
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #include <kiln/profiler/payoff.h>
 #include <kiln/profiler/stats.h>
@@ -14,22 +16,78 @@ const char* Stats::reason_name(std::size_t i) {
   return profiler::to_string(static_cast<profiler::CutReason>(i < kNumCutReasons ? i : kNumCutReasons));
 }
 
+namespace {
+
+constexpr std::size_t kLabelWidth = 15;  // "  jit          "
+constexpr std::size_t kLineWidth = 110;
+
+std::string printed(double value, CounterUnit unit) {
+  switch (unit) {
+    case CounterUnit::Bytes: return profiler::format_bytes(static_cast<std::uint64_t>(value));
+    case CounterUnit::BytesOrNone:
+      return value == 0 ? "unlimited" : profiler::format_bytes(static_cast<std::uint64_t>(value));
+    case CounterUnit::Millis: {
+      std::ostringstream t;
+      t << std::fixed << std::setprecision(2) << value << " ms";
+      return t.str();
+    }
+    case CounterUnit::Count: break;
+  }
+  std::ostringstream t;
+  t << static_cast<std::uint64_t>(value);
+  return t.str();
+}
+
+// Lines of "name value" entries, comma-separated and wrapped, under `label`:
+// every counter of counters.def in its section, so a new row shows up here
+// without a change.
+class CounterLines {
+ public:
+  CounterLines(std::ostringstream& out, const char* label) : out_(out) {
+    std::string head = std::string("  ") + label;
+    head.resize(kLabelWidth, ' ');
+    out_ << head;
+    column_ = kLabelWidth;
+  }
+  ~CounterLines() { out_ << "\n"; }
+  void add(std::string_view name, double value, CounterUnit unit) {
+    std::string entry(name);
+    for (char& c : entry) c = c == '_' ? ' ' : c;
+    entry += " " + printed(value, unit);
+    if (column_ > kLabelWidth && column_ + 2 + entry.size() > kLineWidth) {
+      out_ << ",\n" << std::string(kLabelWidth, ' ');
+      column_ = kLabelWidth;
+    } else if (column_ > kLabelWidth) {
+      out_ << ", ";
+      column_ += 2;
+    }
+    out_ << entry;
+    column_ += entry.size();
+  }
+
+ private:
+  std::ostringstream& out_;
+  std::size_t column_;
+};
+
+}  // namespace
+
 std::ostream& operator<<(std::ostream& out, const Stats& s) {
-  using profiler::format_bytes;
   // Built apart so the caller's stream flags (hex, width, precision) neither
   // affect the table nor get changed by it.
   std::ostringstream t;
   t << "kiln stats\n";
-  t << "  ops          recorded " << s.ops_recorded << ", executed " << s.ops_executed
-    << ", eliminated " << s.ops_eliminated << "\n";
-  t << "  segments     " << s.segments_run << " run";
-  const char* separator = "; cut by ";
-  for (std::size_t i = 0; i < kNumCutReasons; ++i) {
-    if (s.segments_by_reason[i] == 0) continue;
-    t << separator << Stats::reason_name(i) << " " << s.segments_by_reason[i];
-    separator = ", ";
+  {
+    CounterLines line(t, "counters");
+#define KILN_STATS_COUNTER(name, type, unit, doc) line.add(#name, static_cast<double>(s.name), CounterUnit::unit);
+#include <kiln/profiler/counters.def>
   }
-  t << "\n  keys         " << s.distinct_keys << " distinct\n";
+  std::string cuts;
+  for (std::size_t i = 0; i < kNumCutReasons; ++i)
+    if (s.segments_by_reason[i] != 0)
+      cuts += (cuts.empty() ? " " : ", ") + std::string(Stats::reason_name(i)) + " " +
+              std::to_string(s.segments_by_reason[i]);
+  t << "  segments     cut by" << (cuts.empty() ? " nothing yet" : cuts) << "\n";
   if (!s.top_keys.empty()) {
     t << "      key                   runs     ops    total ms   payoff ms  break-even  last cut\n";
     for (const KeyStats& k : s.top_keys) {
@@ -42,33 +100,20 @@ std::ostream& operator<<(std::ostream& out, const Stats& s) {
         << "  " << (k.last_reason ? k.last_reason : "?") << "\n";
     }
   }
-  t << "  temporaries  " << format_bytes(s.intermediate_bytes) << " allocated inside segments\n";
-  t << "  memory       live " << format_bytes(s.live_bytes) << ", peak " << format_bytes(s.peak_bytes)
-    << ", pooled " << format_bytes(s.pooled_bytes) << ", budget "
-    << (s.budget_bytes ? format_bytes(s.budget_bytes) : "unlimited") << "\n";
-  t << "               " << s.allocations << " allocations (" << s.pool_hits << " from the pool), "
-    << format_bytes(s.bytes_allocated_total) << " in total, " << s.oom_errors
-    << " out-of-memory errors\n";
   const JitStats& j = s.jit;
-  t << "  jit          " << j.compiles_done << " of " << j.compiles_requested << " compiles done, "
-    << j.compiles_failed << " failed, " << j.compiles_timed_out << " timed out, " << j.compiles_dropped
-    << " dropped cold, " << j.compiles_in_flight << " in flight, " << j.demoted << " demoted, "
-    << j.hot_swaps << " hot-swaps, " << j.dynamic_compiles << " with dynamic dims, " << j.tunes_done
-    << " tuned while running\n";
-  t << "               groups run compiled " << j.group_runs_compiled << ", interpreted " << j.group_runs_interpreted
-    << "; cache hits " << j.memory_cache_hits << " memory, " << j.disk_cache_hits << " disk\n";
-  t << "               kernels resident " << j.kernels_resident << "; evicted " << j.keys_evicted << " keys, "
-    << j.kernels_evicted << " kernels\n";
-  t << std::fixed << std::setprecision(2) << "               compile ms p50 " << j.compile_ms_p50 << ", p90 "
-    << j.compile_ms_p90 << ", max " << j.compile_ms_max << "\n";
+  {
+    CounterLines line(t, "jit");
+#define KILN_JIT_COUNTER(name, type, unit, doc) line.add(#name, static_cast<double>(j.name), CounterUnit::unit);
+#include <kiln/profiler/counters.def>
+  }
   for (const std::string& why : j.recent_failures) t << "               failed: " << why << "\n";
   if (!s.tunables.empty()) {
-    t << "  tunables     " << j.tunes_in_flight << " being tuned now; `kiln tune --from` tunes these\n";
+    t << "  tunables     `kiln tune --from` tunes these\n";
     t << "      kernel                       threads     calls    total ms  config\n";
     for (const TunableStats& k : s.tunables)
       t << "      " << std::left << std::setw(28) << (k.target.empty() ? k.key : k.target) << std::right
-        << std::setw(8) << k.threads << std::setw(10) << k.calls << std::setw(12) << std::setprecision(3)
-        << k.total_ms << "  " << k.config << "\n";
+        << std::setw(8) << k.threads << std::setw(10) << k.calls << std::setw(12) << std::fixed
+        << std::setprecision(3) << k.total_ms << "  " << k.config << "\n";
   }
   return out << t.str();
 }

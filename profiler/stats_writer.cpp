@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "profiler/stats_json.h"
+#include "profiler/termination_signals.h"
 
 namespace kiln::profiler {
 namespace {
@@ -126,8 +127,17 @@ void start_stats_writer(const std::string& path, std::int64_t interval_ms, Stats
   std::lock_guard control(w.control);
   stop_locked(w);
   if (path.empty()) return;
-  static const bool exit_hook = [] { return std::atexit(stop_stats_writer) == 0; }();
-  (void)exit_hook;
+  static const bool exit_hooks = [] {
+    flush_on_termination_signals([]() noexcept {
+      try {
+        stop_stats_writer();
+      } catch (...) {
+        // The final snapshot is missing; the signal still ends the program.
+      }
+    });
+    return std::atexit(stop_stats_writer) == 0;
+  }();
+  (void)exit_hooks;
   w.path = path;
   w.interval_ms = interval_ms;
   w.source = source;

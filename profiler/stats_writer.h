@@ -1,7 +1,8 @@
 // The stats snapshot writer: a background thread that writes the JSON
 // snapshot (profiler/stats_json.h) to a file every interval and once more
-// at exit, each time to a temporary file renamed over the target, so a
-// reader sees the previous snapshot or the new one, never a partial file.
+// at exit or on SIGINT / SIGTERM (profiler/termination_signals.h), each time
+// to a temporary file renamed over the target, so a reader sees the previous
+// snapshot or the new one, never a partial file.
 //
 // The profiler cannot assemble the whole kiln::Stats (the memory fields come
 // from the allocator, a layer above it): the frontend passes a source.

@@ -9,7 +9,8 @@
 #include <mutex>
 
 #include "profiler/enabled.h"
-#include "profiler/format.h"
+#include "profiler/json_escape.h"
+#include "profiler/termination_signals.h"
 
 namespace kiln::profiler {
 namespace detail {
@@ -79,6 +80,7 @@ void install_exit_handlers() {
   static const bool installed = [] {
     std::atexit([] { close_timeline(); });
     g_previous_terminate = std::set_terminate(close_on_terminate);
+    flush_on_termination_signals(close_timeline);
     return true;
   }();
   (void)installed;

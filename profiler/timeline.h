@@ -6,9 +6,10 @@
 //
 // Written incrementally through a buffer under a mutex (only when a file is
 // open: the closed case is one relaxed load). The file is a JSON array,
-// closed at exit, from std::terminate (an uncaught exception) and by
-// close_timeline(); a program killed outright leaves the array unterminated,
-// which the trace-event format accepts.
+// closed at exit, from std::terminate (an uncaught exception), on SIGINT and
+// SIGTERM (profiler/termination_signals.h) and by close_timeline(); a program
+// killed outright (SIGKILL, a crash) leaves the array unterminated, which the
+// trace-event format accepts.
 #pragma once
 
 #include <atomic>

@@ -15,6 +15,7 @@ packages=(
   googletest libgtest-dev libbenchmark-dev
   tmux                             # drives `kiln stat` in a real terminal in its tests
   python3                          # tests/profiler/check_trace.py validates trace-event JSON
+  clang-14 libfuzzer-14-dev        # make fuzz: the libFuzzer targets of tests/fuzz
 )
 [ $# -gt 0 ] && packages=("$@")
 

@@ -35,9 +35,9 @@ std::string percent(double part, double whole) {
 struct Rates {
   double seconds = 0;
   bool average = false;
-  std::string of(const Json& cur, const Json* prev) const {
+  std::string of(const Json& cur, const Json& prev) const {
     if (seconds <= 0) return "-";
-    return short_count((num(cur) - (prev ? num(*prev) : 0)) / seconds) + "/s";
+    return short_count((num(cur) - num(prev)) / seconds) + "/s";
   }
 };
 
@@ -46,7 +46,7 @@ std::string pad_label(const std::string& label) { return cell(label, 12); }
 // Tuning: background tunings running and done, the share of GEMM time run
 // with a tuned config, and the latest win.
 std::string tuning(const Json& s) {
-  const Json& j = s["jit"];
+  const Json j = s["jit"];
   double total = 0, tuned = 0;
   std::size_t kernels = 0, tuned_kernels = 0;
   for (const Json& k : s["tunables"].items()) {
@@ -68,17 +68,17 @@ std::string tuning(const Json& s) {
 
 std::vector<std::string> summary(const Snapshot& cur, const Snapshot* prev, const View& view) {
   const Json& s = cur.stats();
-  const Json& j = s["jit"];
+  const Json j = s["jit"];
   Rates r;
-  const Json* p = nullptr;
+  Json p;  // the previous snapshot's stats (null: rates since the start)
   if (prev && prev->written_at_ms() < cur.written_at_ms()) {
     r.seconds = static_cast<double>(cur.written_at_ms() - prev->written_at_ms()) / 1000;
-    p = &prev->stats();
+    p = prev->stats();
   } else {
     r.seconds = static_cast<double>(cur.written_at_ms() - static_cast<std::int64_t>(num(cur.doc["started_at_ms"]))) / 1000;
     r.average = true;
   }
-  auto rate = [&](const char* field) { return r.of(s[field], p ? &(*p)[field] : nullptr); };
+  auto rate = [&](const char* field) { return r.of(s[field], p[field]); };
 
   Freshness fresh = judge(cur, view.now_ms, view.pid_alive);
   std::vector<std::string> out;
@@ -145,20 +145,18 @@ std::string payoff(const Json& key) {
 }
 
 std::vector<std::string> key_table(const Json& stats, int width, std::size_t rows) {
-  std::vector<const Json*> keys;
-  for (const Json& k : stats["top_keys"].items()) keys.push_back(&k);
+  std::vector<Json> keys = stats["top_keys"].items();
   std::stable_sort(keys.begin(), keys.end(),
-                   [](const Json* a, const Json* b) { return num((*a)["total_ms"]) > num((*b)["total_ms"]); });
+                   [](const Json& a, const Json& b) { return num(a["total_ms"]) > num(b["total_ms"]); });
   double total = 0;
-  for (const Json* k : keys) total += num((*k)["total_ms"]);
+  for (const Json& k : keys) total += num(k["total_ms"]);
   int site = std::max(width - 71, 9);
   std::vector<std::string> out;
   out.push_back(cell("KEY", 16) + " " + cell("RUNS", 8, true) + " " + cell("TIME", 9, true) + " " +
                 cell("%TIME", 6, true) + " " + cell("OPS", 5, true) + "  " + cell("STATE", 11) + " " +
                 cell("PAYOFF", 8, true) + " " + cell("CALL SITE", site));
-  for (const Json* k : keys) {
+  for (const Json& e : keys) {
     if (out.size() > rows) break;
-    const Json& e = *k;
     out.push_back(cell(e["key"].string(), 16) + " " + cell(short_count(num(e["runs"])), 8, true) + " " +
                   cell(millis(num(e["total_ms"])), 9, true) + " " + cell(percent(num(e["total_ms"]), total), 6, true) +
                   " " + cell(short_count(num(e["ops"])), 5, true) + "  " + cell(text_or_dash(e["state"]), 11) + " " +

@@ -22,7 +22,7 @@ const char* kExplainUsage =
 const char* kStages[] = {"spec", "ir", "opt", "asm"};
 
 struct Match {
-  const Json* segment = nullptr;
+  Json segment;
   std::string key;     // the full key matched
   bool kernel = false;  // a kernel key of `segment`'s plan
   int group = -1;
@@ -32,10 +32,10 @@ std::vector<Match> find(const Json& stats, const std::string& prefix) {
   std::vector<Match> out;
   for (const Json& seg : stats["top_keys"].items()) {
     std::string k = seg["key"].string();
-    if (k.rfind(prefix, 0) == 0) out.push_back({&seg, k, false, -1});
+    if (k.rfind(prefix, 0) == 0) out.push_back({seg, k, false, -1});
     const auto& kernels = seg["kernel_keys"].items();
     for (std::size_t g = 0; g < kernels.size(); ++g)
-      if (kernels[g].string().rfind(prefix, 0) == 0) out.push_back({&seg, kernels[g].string(), true, static_cast<int>(g)});
+      if (kernels[g].string().rfind(prefix, 0) == 0) out.push_back({seg, kernels[g].string(), true, static_cast<int>(g)});
   }
   return out;
 }
@@ -90,9 +90,9 @@ void explain_segment(const Json& doc, const Json& seg) {
 }
 
 void explain_kernel(const Json& doc, const Match& m) {
-  std::cout << "kernel " << m.key << ": fused group " << m.group << " of segment " << (*m.segment)["key"].string()
+  std::cout << "kernel " << m.key << ": fused group " << m.group << " of segment " << m.segment["key"].string()
             << "\n";
-  std::cout << group_text((*m.segment)["plan"].string(), m.group);
+  std::cout << group_text(m.segment["plan"].string(), m.group);
   print_dumps(doc, m.key, true);
 }
 
@@ -130,7 +130,7 @@ int explain_command(const Args& args_in) {
     }
   }
   if (matches[0].kernel) explain_kernel(s.doc, matches[0]);
-  else explain_segment(s.doc, *matches[0].segment);
+  else explain_segment(s.doc, matches[0].segment);
   return 0;
 }
 

@@ -1,150 +1,80 @@
 #include "tools/json.h"
 
-#include <cstdlib>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 namespace kiln::tools {
+namespace {
 
-class JsonParser {
- public:
-  explicit JsonParser(std::string_view text) : s_(text) {}
-
-  Json document() {
-    Json v = value(0);
-    skip_space();
-    if (pos_ != s_.size()) fail("text after the value");
-    return v;
-  }
-
- private:
-  // Deeper than any snapshot; bounds the recursion on hostile input.
-  static constexpr int kMaxDepth = 64;
-
-  [[noreturn]] void fail(const char* what) const {
-    throw std::runtime_error(std::string(what) + " at byte " + std::to_string(pos_));
-  }
-  void skip_space() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\t' || s_[pos_] == '\r')) ++pos_;
-  }
-  bool take(char c) {
-    skip_space();
-    if (pos_ < s_.size() && s_[pos_] == c) return ++pos_, true;
-    return false;
-  }
-  void expect(char c) {
-    if (!take(c)) fail(pos_ >= s_.size() ? "unexpected end of file" : "unexpected character");
-  }
-  bool word(std::string_view w) {
-    if (s_.substr(pos_, w.size()) != w) return false;
-    pos_ += w.size();
-    return true;
-  }
-
-  Json value(int depth) {
-    if (depth > kMaxDepth) fail("nesting too deep");
-    skip_space();
-    if (pos_ >= s_.size()) fail("unexpected end of file");
-    Json v;
-    char c = s_[pos_];
-    if (c == '{') {
-      ++pos_;
-      v.kind_ = Json::Kind::Object;
-      if (take('}')) return v;
-      do {
-        skip_space();
-        std::string name = string_literal();
-        expect(':');
-        v.members_.insert_or_assign(std::move(name), value(depth + 1));
-      } while (take(','));
-      expect('}');
-    } else if (c == '[') {
-      ++pos_;
-      v.kind_ = Json::Kind::Array;
-      if (take(']')) return v;
-      do v.items_.push_back(value(depth + 1));
-      while (take(','));
-      expect(']');
-    } else if (c == '"') {
-      v.kind_ = Json::Kind::String;
-      v.string_ = string_literal();
-    } else if (word("true")) {
-      v.kind_ = Json::Kind::Bool;
-      v.bool_ = true;
-    } else if (word("false")) {
-      v.kind_ = Json::Kind::Bool;
-    } else if (word("null")) {
-    } else {
-      number(v);
-    }
-    return v;
-  }
-
-  void number(Json& v) {
-    std::size_t start = pos_;
-    while (pos_ < s_.size() && std::string_view("+-.0123456789eE").find(s_[pos_]) != std::string_view::npos) ++pos_;
-    if (pos_ == start) fail("unexpected character");
-    std::string text(s_.substr(start, pos_ - start));
-    char* end = nullptr;
-    v.number_ = std::strtod(text.c_str(), &end);
-    if (end != text.c_str() + text.size()) fail("malformed number");
-    v.kind_ = Json::Kind::Number;
-  }
-
-  std::string string_literal() {
-    if (pos_ >= s_.size() || s_[pos_] != '"') fail("expected a string");
-    ++pos_;
-    std::string out;
-    while (true) {
-      if (pos_ >= s_.size()) fail("unterminated string");
-      char c = s_[pos_++];
-      if (c == '"') return out;
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (pos_ >= s_.size()) fail("unterminated string");
-      char e = s_[pos_++];
-      switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'u': out += unicode_escape(); break;
-        default: out += e;
-      }
-    }
-  }
-
-  // \uXXXX as UTF-8 (the snapshot only escapes control characters).
-  std::string unicode_escape() {
-    if (pos_ + 4 > s_.size()) fail("bad \\u escape");
-    unsigned cp = static_cast<unsigned>(std::strtoul(std::string(s_.substr(pos_, 4)).c_str(), nullptr, 16));
-    pos_ += 4;
-    std::string out;
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-    return out;
-  }
-
-  std::string_view s_;
-  std::size_t pos_ = 0;
-};
-
-const Json& Json::operator[](std::string_view name) const {
-  static const Json null;
-  auto it = members_.find(name);
-  return it == members_.end() ? null : it->second;
+const nlohmann::json& null_value() {
+  static const nlohmann::json null;
+  return null;
 }
 
-Json Json::parse(std::string_view text) { return JsonParser(text).document(); }
+}  // namespace
+
+Json::Json() : value_(&null_value()) {}
+
+Json::Json(std::shared_ptr<const nlohmann::json> document, const nlohmann::json* value)
+    : document_(std::move(document)), value_(value) {}
+
+Json Json::parse(std::string_view text) {
+  try {
+    auto document = std::make_shared<const nlohmann::json>(nlohmann::json::parse(text));
+    const nlohmann::json* root = document.get();
+    return Json(std::move(document), root);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() reads "[json.exception.parse_error.101] parse error at line 1, column 5: ..."; the
+    // part after "parse error" is the useful one.
+    std::string what = e.what();
+    std::size_t at = what.find("parse error");
+    throw std::runtime_error(at == std::string::npos ? what : what.substr(at));
+  }
+}
+
+Json::Kind Json::kind() const {
+  switch (value_->type()) {
+    case nlohmann::json::value_t::boolean: return Kind::Bool;
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned:
+    case nlohmann::json::value_t::number_float: return Kind::Number;
+    case nlohmann::json::value_t::string: return Kind::String;
+    case nlohmann::json::value_t::array: return Kind::Array;
+    case nlohmann::json::value_t::object: return Kind::Object;
+    default: return Kind::Null;
+  }
+}
+
+Json Json::operator[](std::string_view name) const {
+  if (!value_->is_object()) return {};
+  auto it = value_->find(name);
+  return it == value_->end() ? Json() : Json(document_, &*it);
+}
+
+bool Json::has(std::string_view name) const { return value_->is_object() && value_->contains(name); }
+
+std::vector<Json> Json::items() const {
+  std::vector<Json> out;
+  if (!value_->is_array()) return out;
+  out.reserve(value_->size());
+  for (const nlohmann::json& item : *value_) out.push_back(Json(document_, &item));
+  return out;
+}
+
+std::vector<std::pair<std::string, Json>> Json::members() const {
+  std::vector<std::pair<std::string, Json>> out;
+  if (!value_->is_object()) return out;
+  for (auto it = value_->begin(); it != value_->end(); ++it) out.emplace_back(it.key(), Json(document_, &it.value()));
+  return out;
+}
+
+double Json::number(double fallback) const { return value_->is_number() ? value_->get<double>() : fallback; }
+
+std::string Json::string(std::string_view fallback) const {
+  return value_->is_string() ? value_->get<std::string>() : std::string(fallback);
+}
+
+bool Json::boolean(bool fallback) const { return value_->is_boolean() ? value_->get<bool>() : fallback; }
 
 }  // namespace kiln::tools

@@ -11,16 +11,21 @@
 namespace kiln::tools {
 
 Snapshot load_snapshot(const std::string& path) {
-  Snapshot s;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
+    Snapshot s;
     s.status = SnapshotStatus::Missing;
     s.message = path + ": no such file (is the program running with KILN_STATS=" + path + "?)";
     return s;
   }
   std::ostringstream text;
   text << in.rdbuf();
-  s.text = text.str();
+  return read_snapshot(path, text.str());
+}
+
+Snapshot read_snapshot(const std::string& path, std::string text) {
+  Snapshot s;
+  s.text = std::move(text);
   const std::string& bytes = s.text;
   if (bytes.find_first_not_of(" \t\r\n") == std::string::npos) {
     s.status = SnapshotStatus::Empty;
@@ -34,7 +39,7 @@ Snapshot load_snapshot(const std::string& path) {
     s.message = path + ": corrupt snapshot (" + e.what() + "); half-written, or not written by kiln";
     return s;
   }
-  const Json& schema = s.doc["schema"];
+  const Json schema = s.doc["schema"];
   if (!s.doc.is_object() || schema.kind() != Json::Kind::Number || !s.doc["stats"].is_object()) {
     s.status = SnapshotStatus::Corrupt;
     s.message = path + ": not a kiln stats snapshot (no \"schema\" number or \"stats\" object)";

@@ -21,12 +21,14 @@ struct Snapshot {
   Json doc;             // the whole document (when Ok)
   std::string text;     // the file as read
 
-  const Json& stats() const { return doc["stats"]; }
+  Json stats() const { return doc["stats"]; }
   std::int64_t written_at_ms() const { return static_cast<std::int64_t>(doc["written_at_ms"].number()); }
 };
 
 /// Reads and checks `path`. Never throws for a bad file: the status says.
 Snapshot load_snapshot(const std::string& path);
+/// Checks `text`, the contents of `path` (named in messages), as load_snapshot does.
+Snapshot read_snapshot(const std::string& path, std::string text);
 
 /// Whether a good snapshot is still being updated.
 struct Freshness {

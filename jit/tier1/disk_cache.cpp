@@ -20,6 +20,7 @@
 #include <kiln/version.h>
 
 #include "jit/orc/session.h"
+#include "jit/tier1/cache_object.h"
 #include "profiler/jit_counters.h"
 
 namespace kiln::jit {
@@ -117,29 +118,20 @@ CachedKernel disk_cache_load(std::uint64_t key, OrcSession& orc) {
   if (!in) return {};
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   in.close();
-  CacheFileHeader h;
-  bool valid = bytes.size() >= sizeof h;
-  if (valid) {
-    std::memcpy(&h, bytes.data(), sizeof h);
-    std::string_view payload(bytes.data() + sizeof h, bytes.size() - sizeof h);
-    valid = std::memcmp(h.magic, kCacheMagic, sizeof kCacheMagic) == 0 && h.key == key && h.env == env &&
-            h.payload_bytes == payload.size() && h.checksum == XXH3_64bits(payload.data(), payload.size()) &&
-            (h.opt_level == 1 || h.opt_level == 3);
-    if (valid) {
-      try {
-        LinkedKernel linked = orc.load_object(key, payload);
-        std::error_code ignored;
-        fs::last_write_time(path, fs::file_time_type::clock::now(), ignored);  // recently used
-        profiler::count(profiler::JitEvent::DiskCacheHit);
-        profiler::record_disk_load_ms(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-        CachedKernel cached;
-        static_cast<LinkedKernel&>(cached) = std::move(linked);
-        cached.opt_level = static_cast<int>(h.opt_level);
-        return cached;
-      } catch (const std::exception& e) {
-        profiler::record_failure(std::string("disk cache object rejected: ") + e.what());
-      }
+  if (std::optional<CacheObject> object = parse_cache_object(bytes, key, env)) {
+    try {
+      LinkedKernel linked = orc.load_object(key, object->payload);
+      std::error_code ignored;
+      fs::last_write_time(path, fs::file_time_type::clock::now(), ignored);  // recently used
+      profiler::count(profiler::JitEvent::DiskCacheHit);
+      profiler::record_disk_load_ms(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      CachedKernel cached;
+      static_cast<LinkedKernel&>(cached) = std::move(linked);
+      cached.opt_level = object->opt_level;
+      return cached;
+    } catch (const std::exception& e) {
+      profiler::record_failure(std::string("disk cache object rejected: ") + e.what());
     }
   }
   // Not ours, truncated or corrupted: drop it; the next compile writes a good one.

@@ -33,21 +33,21 @@ TEST(ProfilerStatsPrint, TableShowsTheNumbers) {
   std::ostringstream out;
   out << s;
   const std::string text = out.str();
-  EXPECT_TRUE(contains(text, "recorded 1234")) << text;
-  EXPECT_TRUE(contains(text, "executed 1200")) << text;
-  EXPECT_TRUE(contains(text, "eliminated 34")) << text;
-  EXPECT_TRUE(contains(text, "57 run")) << text;
+  EXPECT_TRUE(contains(text, "ops recorded 1234")) << text;
+  EXPECT_TRUE(contains(text, "ops executed 1200")) << text;
+  EXPECT_TRUE(contains(text, "ops eliminated 34")) << text;
+  EXPECT_TRUE(contains(text, "segments run 57")) << text;
   EXPECT_TRUE(contains(text, "item 7")) << text;
   EXPECT_TRUE(contains(text, "sync 50")) << text;
   EXPECT_FALSE(contains(text, "print")) << text;  // reasons that never cut are left out
-  EXPECT_TRUE(contains(text, "3 distinct")) << text;
+  EXPECT_TRUE(contains(text, "distinct keys 3")) << text;
   EXPECT_TRUE(contains(text, "0x00000000deadbeef")) << text;
   EXPECT_TRUE(contains(text, "3.250")) << text;
-  EXPECT_TRUE(contains(text, "1.50 MiB")) << text;
-  EXPECT_TRUE(contains(text, "live 1.00 MiB")) << text;
-  EXPECT_TRUE(contains(text, "peak 4.00 MiB")) << text;
-  EXPECT_TRUE(contains(text, "budget unlimited")) << text;
-  EXPECT_TRUE(contains(text, "100 allocations (90 from the pool)")) << text;
+  EXPECT_TRUE(contains(text, "intermediate bytes 1.50 MiB")) << text;
+  EXPECT_TRUE(contains(text, "live bytes 1.00 MiB")) << text;
+  EXPECT_TRUE(contains(text, "peak bytes 4.00 MiB")) << text;
+  EXPECT_TRUE(contains(text, "budget bytes unlimited")) << text;
+  EXPECT_TRUE(contains(text, "allocations 100, pool hits 90")) << text;
 }
 
 TEST(ProfilerStatsPrint, CallerStreamFlagsNeitherLeakInNorOut) {
@@ -57,9 +57,27 @@ TEST(ProfilerStatsPrint, CallerStreamFlagsNeitherLeakInNorOut) {
   std::ostringstream out;
   out << std::hex << s << 255;
   const std::string text = out.str();
-  EXPECT_TRUE(contains(text, "recorded 255")) << text;
-  EXPECT_TRUE(contains(text, "budget 2.00 GiB")) << text;
+  EXPECT_TRUE(contains(text, "ops recorded 255")) << text;
+  EXPECT_TRUE(contains(text, "budget bytes 2.00 GiB")) << text;
   EXPECT_EQ(text.substr(text.size() - 2), "ff");
+}
+
+TEST(ProfilerStatsPrint, EveryDeclaredCounterIsPrinted) {
+  std::ostringstream out;
+  out << Stats{};
+  const std::string text = out.str();
+  for (const CounterInfo& c : kCounters) {
+    std::string label(c.name);
+    for (char& ch : label) ch = ch == '_' ? ' ' : ch;
+    EXPECT_TRUE(contains(text, label + " ")) << c.name << " is missing from\n" << text;
+  }
+}
+
+TEST(ProfilerStatsPrint, LongSectionsWrapUnderTheirLabel) {
+  std::ostringstream out;
+  out << Stats{};
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 110u) << line;
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <kiln/profiler/counter_list.h>
+
 namespace kiln {
 
 /// Number of reasons a segment is cut (the size of Stats::segments_by_reason).
@@ -74,29 +76,11 @@ struct EventStats {
 };
 
 /// What the JIT did: compiles, swaps, demotions, cache hits, runs per tier.
+/// The numbers are the KILN_JIT_* rows of <kiln/profiler/counters.def>, where
+/// each is documented (and in docs/stats-schema.md).
 struct JitStats {
-  std::uint64_t compiles_requested = 0;
-  std::uint64_t compiles_done = 0;
-  std::uint64_t compiles_failed = 0;     // kernels left on tier 0 (see recent_failures)
-  std::uint64_t compiles_timed_out = 0;  // given up past their time bound (KILN_COMPILE_TIMEOUT_MS)
-  std::uint64_t compiles_dropped = 0;    // queued, then dropped unrun: their kernels went cold
-  std::uint64_t keys_evicted = 0;        // segment keys' JIT records dropped, least recently run (KILN_JIT_MAX_KEYS)
-  std::uint64_t kernels_evicted = 0;     // unused kernels dropped from the cache with their code (KILN_JIT_MAX_KERNELS)
-  std::uint64_t kernels_resident = 0;    // kernel objects whose code is linked now
-  std::uint64_t compiles_in_flight = 0;  // queued or compiling now
-  std::uint64_t compiles_queued = 0;     // of those, waiting for the compile thread
-  std::uint64_t demoted = 0;             // compiled code slower than tier 0, retired
-  std::uint64_t hot_swaps = 0;           // code published while its kernel was in use
-  std::uint64_t memory_cache_hits = 0;   // kernels found compiled already (shared by segments)
-  std::uint64_t disk_cache_hits = 0;     // kernels loaded from KILN_CACHE_DIR
-  std::uint64_t disk_cache_writes = 0;
-  std::uint64_t group_runs_compiled = 0;     // fused groups run by compiled code (tier 1)
-  std::uint64_t group_runs_interpreted = 0;  // fused groups run op by op (tier 0)
-  std::uint64_t dynamic_compiles = 0;        // kernels compiled with run-time sizes (shapes that vary)
-  std::uint64_t tunes_done = 0;              // hot kernels tuned while running (KILN_AUTOTUNE=online)
-  std::uint64_t tunes_in_flight = 0;         // of those, being tuned now
-  double compile_ms_p50 = 0, compile_ms_p90 = 0, compile_ms_p99 = 0, compile_ms_max = 0;
-  double disk_load_ms_p50 = 0;
+#define KILN_JIT_COUNTER(name, type, unit, doc) type name = 0;
+#include <kiln/profiler/counters.def>
   std::vector<std::string> recent_failures;  // why compiles failed, newest last
 };
 
@@ -118,32 +102,23 @@ struct TunableStats {
 };
 
 struct Stats {
+  /// The counters: the KILN_STATS_COUNTER rows of <kiln/profiler/counters.def>
+  /// (ops_recorded, segments_run, live_bytes, ...), where each is documented.
+  /// The profiler fills the first ones, the allocator (kiln::memory::stats())
+  /// the memory ones.
+#define KILN_STATS_COUNTER(name, type, unit, doc) type name = 0;
+#include <kiln/profiler/counters.def>
+
   // Filled by the profiler.
-  std::uint64_t ops_recorded = 0;    // ops that reached a segment
-  std::uint64_t ops_executed = 0;    // ops actually run
-  std::uint64_t ops_eliminated = 0;  // dead ops never run (results nobody holds)
-  std::uint64_t segments_run = 0;
   std::array<std::uint64_t, kNumCutReasons> segments_by_reason{};  // index with reason_name
   /// "item", "data_ptr", "to_vector", "print", "bool", "sync", "op_limit",
   /// "cross_thread", "thread_exit", "memory_pressure", "borrowed" for i = 0..10; "?" beyond.
   static const char* reason_name(std::size_t i);
-  std::uint64_t distinct_keys = 0;
   std::vector<KeyStats> top_keys;       // most runs first (ties: smaller key), at most 16
-  std::uint64_t intermediate_bytes = 0;  // bytes of temporaries allocated inside segments
   std::vector<CutSiteStats> cut_sites;   // most segments first, at most 32
   std::vector<EventStats> recent_events;  // oldest first, the last 64
   std::vector<TunableStats> tunables;     // most time first, at most 16
   bool profiling = true;                  // false with KILN_PROFILE=0: only memory and jit fields are kept
-
-  // Filled from the allocator (kiln::memory::stats()); see kiln/memory/memory.h.
-  std::uint64_t allocations = 0;
-  std::uint64_t pool_hits = 0;
-  std::uint64_t bytes_allocated_total = 0;
-  std::uint64_t live_bytes = 0;
-  std::uint64_t peak_bytes = 0;
-  std::uint64_t pooled_bytes = 0;
-  std::uint64_t budget_bytes = 0;  // 0 = unlimited
-  std::uint64_t oom_errors = 0;
 
   JitStats jit;
 };
