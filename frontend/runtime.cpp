@@ -4,30 +4,37 @@
 #include <kiln/frontend/runtime.h>
 #include <kiln/memory/memory.h>
 
+#include <atomic>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
 
 #include "jit/engine.h"
 #include "jit/symbolizer.h"
-#include "jit/threads.h"
 #include "jit/tier1/key_info.h"
 #include "profiler/call_site.h"
 #include "profiler/counters.h"
 #include "profiler/report.h"
+#include "profiler/settings/settings.h"
 #include "trace/executor.h"
 #include "trace/trace_buffer.h"
 
 namespace kiln {
 namespace {
 
+using profiler::settings::Id;
+
+std::atomic<bool> g_report_at_exit{false};
+
 // Runs at load time of libkiln, before any user code can record an op.
 const bool engine_registered = [] {
   trace::set_executor(&jit::engine());
   profiler::set_key_inspector(&jit::inspect_key);
   profiler::set_symbolizer(&jit::symbolize);
-  if (const char* report = std::getenv("KILN_REPORT"); report && std::strcmp(report, "1") == 0)
-    std::atexit([] { print_stats(); });
+  g_report_at_exit.store(
+      profiler::settings::read_at_load(Id::Report, [] { return profiler::settings::read_boolean(Id::Report); }, false));
+  std::atexit([] {
+    if (g_report_at_exit.load()) print_stats();
+  });
   return true;
 }();
 
@@ -60,9 +67,9 @@ void reset_stats() {
   memory::reset_peak();
 }
 
-void set_memory_budget(std::size_t bytes) { memory::set_budget(bytes); }
-void set_trace_limit(std::int64_t ops) { trace::set_trace_limit(ops); }
-void set_num_threads(int n) { jit::set_num_threads(n); }
-int get_num_threads() { return jit::num_threads(); }
+void set_report_at_exit(bool on) {
+  profiler::settings::clear_load_error(Id::Report);
+  g_report_at_exit.store(on);
+}
 
 }  // namespace kiln

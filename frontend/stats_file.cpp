@@ -1,40 +1,31 @@
 // kiln::set_stats_path and KILN_STATS: the snapshot writer lives in the
 // profiler, but only the frontend can assemble the whole kiln::Stats
 // (profiler counters plus the allocator's), so it passes kiln::stats.
-#include <cstdio>
-#include <cstdlib>
+#include <cmath>
 #include <filesystem>
 #include <string>
 
 #include <kiln/error.h>
 #include <kiln/frontend/runtime.h>
 
+#include "profiler/settings/settings.h"
 #include "profiler/stats_writer.h"
 
 namespace kiln {
 namespace {
 
-constexpr std::int64_t kDefaultIntervalMs = 500;
-
-std::int64_t interval_from_env() {
-  const char* text = std::getenv("KILN_STATS_INTERVAL_MS");
-  if (!text || !*text) return kDefaultIntervalMs;
-  char* end = nullptr;
-  long long v = std::strtoll(text, &end, 10);
-  if (*end != '\0' || v < 1) {
-    // Read while libkiln loads, where throwing would end the program.
-    std::fprintf(stderr, "kiln: KILN_STATS_INTERVAL_MS=%s is not a positive number of ms; using %lld\n", text,
-                 static_cast<long long>(kDefaultIntervalMs));
-    return kDefaultIntervalMs;
-  }
-  return v;
-}
+namespace knobs = profiler::settings;
+using knobs::Id;
 
 // The writer's first snapshot comes one interval after load, so nothing it
-// reads is still being initialized.
+// reads is still being initialized. A bad value keeps the writer stopped
+// (and is thrown at the first op).
 const bool env_writer_started = [] {
-  const char* path = std::getenv("KILN_STATS");
-  if (path && *path) profiler::start_stats_writer(path, interval_from_env(), &stats);
+  const std::string path = knobs::read_at_load(Id::Stats, [] { return knobs::read_text(Id::Stats); }, std::string());
+  if (path.empty()) return false;
+  const std::int64_t interval_ms = knobs::read_at_load(
+      Id::StatsInterval, [] { return std::llround(knobs::read_duration(Id::StatsInterval)); }, 0L);
+  if (interval_ms > 0) profiler::start_stats_writer(path, interval_ms, &stats);
   return true;
 }();
 
@@ -50,7 +41,12 @@ void check_directory(const char* op, const std::string& path) {
 void set_stats_path(const std::string& path, std::int64_t interval_ms) {
   if (interval_ms < 1)
     throw ValueError("[set_stats_path] interval_ms must be at least 1, got " + std::to_string(interval_ms));
-  if (!path.empty()) check_directory("set_stats_path", path);
+  if (!path.empty()) {
+    knobs::validate(Id::Stats, path);
+    check_directory("set_stats_path", path);
+  }
+  knobs::clear_load_error(Id::Stats);
+  knobs::clear_load_error(Id::StatsInterval);
   profiler::start_stats_writer(path, interval_ms, &stats);
 }
 

@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <string_view>
@@ -21,6 +20,7 @@
 #include "jit/codegen/optimize.h"
 #include "jit/codegen/verify.h"
 #include "jit/orc/kernel_jit.h"
+#include "profiler/dump_target.h"
 
 namespace kiln::jit {
 namespace {
@@ -31,41 +31,23 @@ std::string hex16(std::uint64_t key) {
   return text;
 }
 
-// Whether the comma list `list` names `item` (or "all").
-bool listed(std::string_view list, std::string_view item) {
-  while (!list.empty()) {
-    const std::size_t comma = list.find(',');
-    const std::string_view head = list.substr(0, comma);
-    if (head == item || head == "all") return true;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
-// KILN_DUMP / KILN_DUMP_DIR, read once per compile. The text of a stage is
-// produced only if that stage is asked for.
+// KILN_DUMP / KILN_DUMP_DIR (kiln::set_dump), taken once per compile. The
+// text of a stage is produced only if that stage is asked for.
 class DumpHook {
  public:
-  explicit DumpHook(std::uint64_t key) : key_(key) {
-    const char* stages = std::getenv("KILN_DUMP");
-    const char* dir = std::getenv("KILN_DUMP_DIR");
-    if (stages) stages_ = stages;
-    if (dir && *dir) dir_ = dir;
-  }
+  explicit DumpHook(std::uint64_t key) : key_(key), target_(profiler::dump_target()) {}
 
   template <class MakeText>
   void operator()(std::string_view stage, MakeText&& make_text) const {
-    if (!listed(stages_, stage)) return;
-    std::string path = dir_;
+    if (!profiler::dumps_stage(target_.stages, stage)) return;
+    std::string path = target_.dir;
     path.append("/kiln_").append(hex16(key_)).append("_").append(stage).append(".txt");
     std::ofstream(path) << make_text();
   }
 
  private:
   std::uint64_t key_;
-  std::string stages_;
-  std::string dir_ = ".";
+  profiler::DumpTarget target_;
 };
 
 // LLVM reports some problems (and its warnings and optimization remarks)

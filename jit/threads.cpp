@@ -1,8 +1,6 @@
 #include "jit/threads.h"
 
 #include <atomic>
-#include <cerrno>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -11,6 +9,8 @@
 #include <tbb/task_arena.h>
 
 #include <kiln/error.h>
+
+#include "profiler/settings/settings.h"
 
 namespace kiln::jit {
 namespace {
@@ -39,14 +39,9 @@ struct ThreadLimit {
 };
 
 int threads_from_environment() {
-  const char* text = std::getenv("KILN_NUM_THREADS");
-  if (text == nullptr || *text == '\0') return tbb::info::default_concurrency();
-  char* end = nullptr;
-  errno = 0;
-  const long n = std::strtol(text, &end, 10);
-  if (*end != '\0' || errno != 0 || n < 1 || n > 1 << 16)
-    throw ValueError(detail::cat("[num_threads] KILN_NUM_THREADS='", text, "' is not a positive integer"));
-  return static_cast<int>(n);
+  using profiler::settings::Id;
+  if (!profiler::settings::text(Id::NumThreads)) return tbb::info::default_concurrency();
+  return static_cast<int>(profiler::settings::read_integer(Id::NumThreads));
 }
 
 ThreadLimit& limit() {

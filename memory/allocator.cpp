@@ -13,6 +13,7 @@
 #include "memory/oom_report.h"
 #include "memory/size_class.h"
 #include "profiler/format.h"
+#include "profiler/settings/settings.h"
 
 namespace kiln::memory {
 namespace {
@@ -32,22 +33,12 @@ constinit std::atomic<std::size_t> g_budget{0};
 constinit std::atomic<bool> g_budget_known{false};
 constinit std::mutex g_budget_mutex;
 
-constexpr const char* kBudgetVariable = "KILN_MEMORY_BUDGET";
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 [[gnu::noinline]] void read_budget_variable() {
   std::lock_guard lock(g_budget_mutex);
   if (g_budget_known.load(std::memory_order_relaxed)) return;
-  const char* text = std::getenv(kBudgetVariable);
-  if (text != nullptr && *text != '\0') {
-    try {
-      g_budget.store(parse_bytes(text), std::memory_order_relaxed);
-    } catch (const ValueError& e) {
-      std::string_view why = e.what();
-      why.remove_prefix(why.find("] ") + 2);  // parse_bytes's own "[memory] " tag
-      throw ValueError(cat("[memory] ", kBudgetVariable, "='", text, "' is invalid: ", why));
-    }
-  }
+  g_budget.store(profiler::settings::read_bytes(profiler::settings::Id::MemoryBudget), std::memory_order_relaxed);
   g_budget_known.store(true, std::memory_order_release);
 }
 

@@ -3,20 +3,23 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
+
+#include "profiler/settings/settings.h"
 
 namespace kiln::profiler {
 namespace detail {
 
-std::atomic<bool> g_enabled{[] {
-  const char* text = std::getenv("KILN_PROFILE");
-  return !(text && std::strcmp(text, "0") == 0);
-}()};
+using settings::Id;
+
+// Read when libkiln loads: enabled() is asked on every recorded op.
+std::atomic<bool> g_enabled{settings::read_at_load(Id::Profile, [] { return settings::read_boolean(Id::Profile); }, true)};
 
 }  // namespace detail
 
-void set_enabled(bool on) noexcept { detail::g_enabled.store(on, std::memory_order_relaxed); }
+void set_enabled(bool on) noexcept {
+  settings::clear_load_error(settings::Id::Profile);
+  detail::g_enabled.store(on, std::memory_order_relaxed);
+}
 
 std::int64_t now_ns() noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())

@@ -15,7 +15,7 @@ extern std::atomic<bool> g_enabled;
 }
 
 inline bool enabled() noexcept { return detail::g_enabled.load(std::memory_order_relaxed); }
-/// Overrides KILN_PROFILE (tests; the overhead comparison).
+/// Overrides KILN_PROFILE (kiln::set_profiling).
 void set_enabled(bool on) noexcept;
 
 /// Nanoseconds on the steady clock, the time base of every profiler record.

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <thread>
 
+#include "profiler/dump_target.h"
 #include "profiler/stats_json.h"
 #include "profiler/termination_signals.h"
 
@@ -46,11 +47,10 @@ SnapshotMeta meta_now(std::int64_t interval_ms, bool final) {
   m.final = final;
   static const std::string program = program_name();
   m.program = program;
-  if (const char* stages = std::getenv("KILN_DUMP"); stages && *stages) {
-    m.dump_stages = stages;
-    const char* dir = std::getenv("KILN_DUMP_DIR");
+  if (DumpTarget dump = dump_target(); !dump.stages.empty()) {
+    m.dump_stages = dump.stages;
     std::error_code ec;
-    m.dump_dir = fs::absolute(dir && *dir ? dir : ".", ec).string();
+    m.dump_dir = fs::absolute(dump.dir, ec).string();
   }
   return m;
 }

@@ -11,6 +11,7 @@
 #include "profiler/enabled.h"
 #include "profiler/json_escape.h"
 #include "profiler/termination_signals.h"
+#include "profiler/settings/settings.h"
 
 namespace kiln::profiler {
 namespace detail {
@@ -88,10 +89,12 @@ void install_exit_handlers() {
 
 // KILN_TRACE_EVENTS: opened when libkiln loads, so the whole run is on it.
 const bool g_opened_from_env = [] {
-  const char* path = std::getenv("KILN_TRACE_EVENTS");
-  if (!path || !*path) return false;
+  using settings::Id;
+  const std::string path =
+      settings::read_at_load(Id::TraceEvents, [] { return settings::read_text(Id::TraceEvents); }, std::string());
+  if (path.empty()) return false;
   if (open_timeline(path)) return true;
-  std::fprintf(stderr, "kiln: cannot write KILN_TRACE_EVENTS='%s'\n", path);
+  std::fprintf(stderr, "kiln: cannot write KILN_TRACE_EVENTS='%s'\n", path.c_str());
   return false;
 }();
 

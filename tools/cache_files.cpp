@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 
 #include <kiln/cache_format.h>
+#include <kiln/setting_parsers.h>
 
 namespace kiln::tools {
 namespace {
@@ -42,10 +42,9 @@ void check(CacheFile& f) {
 }  // namespace
 
 std::string cache_dir_from_env() {
-  if (const char* d = std::getenv("KILN_CACHE_DIR")) return std::strcmp(d, "off") == 0 ? "" : d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kiln";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kiln";
-  return {};
+  std::optional<std::string> setting = settings::environment("KILN_CACHE_DIR");
+  if (setting) setting = settings::parse_path("KILN_CACHE_DIR", *setting);
+  return settings::cache_dir_for(setting);
 }
 
 std::vector<CacheFile> scan_cache(const std::string& dir) {

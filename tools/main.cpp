@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include <kiln/error.h>
 #include <kiln/version.h>
 
 #include "tools/commands.h"
@@ -17,9 +18,7 @@ const char* kUsage =
     "  tune KERNEL SHAPE ... | ls | clear          tune kernels on this machine (kiln tune --help)\n"
     "  version                                     kiln's version\n";
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   using namespace kiln::tools;
   if (argc < 2) {
     std::cerr << kUsage;
@@ -41,4 +40,15 @@ int main(int argc, char** argv) {
   }
   std::cerr << "kiln: unknown command '" << command << "'\n" << kUsage;
   return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const kiln::ValueError& e) {  // a malformed KILN_* variable
+    std::cerr << "kiln: " << e.what() << "\n";
+    return 2;
+  }
 }

@@ -1,4 +1,7 @@
-#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include <kiln/setting_parsers.h>
 
 #include "tools/commands.h"
 
@@ -12,8 +15,8 @@ std::string stats_path_option(Args& args) {
       return path;
     }
   }
-  const char* env = std::getenv("KILN_STATS");
-  return env ? env : "";
+  const std::optional<std::string> env = settings::environment("KILN_STATS");
+  return env ? settings::parse_path("KILN_STATS", *env) : "";
 }
 
 }  // namespace kiln::tools

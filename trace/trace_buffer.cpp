@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <string>
 
 #include <xxhash.h>
@@ -10,6 +9,7 @@
 #include <kiln/error.h>
 
 #include "profiler/cut_sites.h"
+#include "profiler/settings/settings.h"
 #include "trace/executor.h"
 
 namespace kiln::trace {
@@ -28,18 +28,8 @@ std::vector<TraceBuffer*>& registry() {
   return buffers;
 }
 
-std::int64_t limit_from_env() {
-  const char* text = std::getenv("KILN_TRACE_LIMIT");
-  if (!text) return 4096;
-  char* end = nullptr;
-  long long v = std::strtoll(text, &end, 10);
-  if (end == text || *end != '\0' || v < 1)
-    throw ValueError(detail::cat("[trace] KILN_TRACE_LIMIT='", text, "' must be a positive integer"));
-  return v;
-}
-
 std::atomic<std::int64_t>& limit_slot() {
-  static std::atomic<std::int64_t> limit{limit_from_env()};
+  static std::atomic<std::int64_t> limit{profiler::settings::read_integer(profiler::settings::Id::TraceLimit)};
   return limit;
 }
 
@@ -61,6 +51,8 @@ namespace {
 thread_local TraceBuffer* this_thread_buffer __attribute__((tls_model("initial-exec"))) = nullptr;
 
 TraceBuffer& create_this_thread_buffer() {
+  // A thread's first op: where a bad knob read while libkiln loaded is thrown.
+  profiler::settings::throw_load_errors();
   struct Owner {
     TraceBuffer buffer;
     ~Owner() { this_thread_buffer = nullptr; }

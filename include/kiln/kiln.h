@@ -20,4 +20,5 @@
 #include <kiln/profiler/stats.h>
 #include <kiln/scalar.h>
 #include <kiln/serialize.h>
+#include <kiln/settings.h>
 #include <kiln/version.h>

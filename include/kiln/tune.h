@@ -46,6 +46,11 @@ struct Progress {
   double best_ms = 0;           // the fastest so far (0 before the first)
 };
 
+/// KILN_TUNE_BUDGET: the seconds `kiln tune` searches each target for when
+/// no --budget is given (default 20). Throws kiln::ValueError naming a
+/// malformed value.
+double default_budget_seconds();
+
 struct Options {
   double budget_seconds = 20;  // per target; a search cut short by it stores the best it found
   std::function<void(const Progress&)> on_progress;

@@ -1,7 +1,6 @@
 #include "jit/tier1/compile_queue.h"
 
 #include <condition_variable>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -11,26 +10,19 @@
 #include <vector>
 
 #include <kiln/error.h>
+#include <kiln/settings.h>
 
 #include "profiler/jit_counters.h"
+#include "profiler/settings/settings.h"
 
 namespace kiln::jit {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::int64_t timeout_from_environment() {
-  const char* text = std::getenv("KILN_COMPILE_TIMEOUT_MS");
-  if (!text || !*text) return 60'000;
-  char* end = nullptr;
-  const long long ms = std::strtoll(text, &end, 10);
-  if (*end != '\0' || ms < 0)
-    throw ValueError(detail::cat("[jit] KILN_COMPILE_TIMEOUT_MS='", text, "' must be an integer >= 0 (milliseconds)"));
-  return ms;
-}
-
 std::atomic<std::int64_t>& timeout_ms() {
-  static std::atomic<std::int64_t> ms{timeout_from_environment()};
+  static std::atomic<std::int64_t> ms{
+      static_cast<std::int64_t>(profiler::settings::read_duration(profiler::settings::Id::CompileTimeout))};
   return ms;
 }
 

@@ -46,8 +46,7 @@ void wait_for_compile_job(std::uint64_t id);
 void wait_for_compile_queue();
 
 /// The time bound of one job (KILN_COMPILE_TIMEOUT_MS, default 60 s;
-/// 0 = none).
+/// 0 = none; set by kiln::jit::set_compile_timeout).
 std::chrono::milliseconds compile_timeout();
-void set_compile_timeout(std::chrono::milliseconds bound);
 
 }  // namespace kiln::jit

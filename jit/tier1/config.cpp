@@ -1,29 +1,24 @@
 #include "jit/tier1/config.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <string>
 
 #include <kiln/error.h>
 
+#include "profiler/settings/settings.h"
+
 namespace kiln::jit {
 namespace {
 
-std::int64_t env_int(const char* name, std::int64_t fallback, std::int64_t min) {
-  const char* text = std::getenv(name);
-  if (!text || !*text) return fallback;
-  char* end = nullptr;
-  long long v = std::strtoll(text, &end, 10);
-  if (*end != '\0' || v < min)
-    throw ValueError(detail::cat("[jit] ", name, "='", text, "' must be an integer >= ", min));
-  return v;
-}
+namespace settings = profiler::settings;
+using settings::Id;
 
+// Read at the first use of any of them.
 struct Config {
-  std::atomic<bool> enabled{env_int("KILN_JIT", 1, 0) != 0};
-  std::atomic<bool> threshold_explicit{std::getenv("KILN_HOT_THRESHOLD") != nullptr};
-  std::atomic<std::int64_t> threshold{env_int("KILN_HOT_THRESHOLD", 2, 1)};
-  std::atomic<bool> sync{env_int("KILN_JIT_SYNC", 0, 0) != 0};
+  std::atomic<bool> enabled{settings::read_boolean(Id::Jit)};
+  std::atomic<bool> threshold_explicit{settings::text(Id::HotThreshold).has_value()};
+  std::atomic<std::int64_t> threshold{settings::read_integer(Id::HotThreshold)};
+  std::atomic<bool> sync{settings::read_boolean(Id::JitSync)};
 };
 
 Config& config() {
@@ -33,14 +28,8 @@ Config& config() {
 
 }  // namespace
 
-std::size_t max_keys() {
-  static const auto n = static_cast<std::size_t>(env_int("KILN_JIT_MAX_KEYS", 4096, 8));
-  return n;
-}
-std::size_t max_kernels() {
-  static const auto n = static_cast<std::size_t>(env_int("KILN_JIT_MAX_KERNELS", 4096, 8));
-  return n;
-}
+std::size_t max_keys() { return static_cast<std::size_t>(settings::read_integer(Id::JitMaxKeys)); }
+std::size_t max_kernels() { return static_cast<std::size_t>(settings::read_integer(Id::JitMaxKernels)); }
 
 bool enabled() { return config().enabled.load(std::memory_order_relaxed); }
 void set_enabled(bool on) { config().enabled.store(on); }

@@ -4,10 +4,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,22 +17,54 @@
 #include <xxhash.h>
 
 #include <kiln/cache_format.h>
+#include <kiln/setting_parsers.h>
 #include <kiln/version.h>
 
 #include "jit/orc/session.h"
 #include "jit/tier1/cache_object.h"
 #include "profiler/jit_counters.h"
+#include "profiler/settings/settings.h"
 
 namespace kiln::jit {
 namespace {
 
 namespace fs = std::filesystem;
+using profiler::settings::Id;
 
+// KILN_CACHE_MAX_BYTES, read at the first store (or limit query).
+std::atomic<std::uint64_t>& limit() {
+  static std::atomic<std::uint64_t> bytes{profiler::settings::read_bytes(Id::CacheMaxBytes)};
+  return bytes;
+}
 
-std::atomic<std::uint64_t> g_limit{[] {
-  const char* text = std::getenv("KILN_CACHE_MAX_BYTES");
-  return text ? std::strtoull(text, nullptr, 10) : std::uint64_t{256} << 20;
-}()};
+// Where the cache is, and whether it held anything when chosen: decided
+// once per directory, so a program with an empty cache never pays for
+// starting LLVM to compute file names.
+struct Location {
+  std::string dir;
+  bool had_files = false;
+};
+
+std::shared_ptr<const Location> locate(std::string dir) {
+  std::error_code ec;
+  const bool had_files = !dir.empty() && fs::is_directory(dir, ec) && !fs::is_empty(dir, ec);
+  return std::make_shared<const Location>(Location{std::move(dir), had_files});
+}
+
+// KILN_CACHE_DIR, else the platform's cache directory.
+std::string dir_from_environment() {
+  std::optional<std::string> setting;
+  if (profiler::settings::text(Id::CacheDir)) setting = profiler::settings::read_text(Id::CacheDir);
+  return kiln::settings::cache_dir_for(setting);
+}
+
+// Never destroyed: a compile task may still ask while the process exits.
+std::atomic<std::shared_ptr<const Location>>& location_slot() {
+  static auto& slot = *new std::atomic<std::shared_ptr<const Location>>(locate(dir_from_environment()));
+  return slot;
+}
+
+std::shared_ptr<const Location> location() { return location_slot().load(std::memory_order_acquire); }
 
 // The revision of the code generated for a KernelSpec: bumped whenever
 // codegen emits different code for the same spec, so that objects from an
@@ -71,10 +103,11 @@ void evict_to_limit(const fs::path& dir) {
     files.push_back({e.path(), e.last_write_time(), e.file_size()});
     total += files.back().bytes;
   }
-  if (total <= g_limit.load()) return;
+  const std::uint64_t max_bytes = limit().load();
+  if (total <= max_bytes) return;
   std::sort(files.begin(), files.end(), [](const File& a, const File& b) { return a.used < b.used; });
   for (const File& f : files) {
-    if (total <= g_limit.load()) break;
+    if (total <= max_bytes) break;
     std::error_code ignored;
     if (fs::remove(f.path, ignored)) total -= f.bytes;
   }
@@ -83,31 +116,18 @@ void evict_to_limit(const fs::path& dir) {
 }  // namespace
 
 bool disk_cache_has(std::uint64_t key) {
-  // Whether there is anything at all is decided once, so a program with an
-  // empty cache never pays for starting LLVM to compute the file names.
-  static const bool any = [] {
-    std::error_code ec;
-    return !disk_cache_dir().empty() && fs::is_directory(disk_cache_dir(), ec) &&
-           !fs::is_empty(disk_cache_dir(), ec);
-  }();
-  if (!any) return false;
+  if (!location()->had_files) return false;
   static const std::uint64_t env = environment_hash(OrcSession::instance());
   std::error_code ec;
   return fs::exists(file_for(key, env), ec);
 }
 
-std::string disk_cache_dir() {
-  // Never destroyed: a compile task may still ask while the process exits.
-  static const std::string& dir = *new std::string([] {
-    if (const char* d = std::getenv("KILN_CACHE_DIR")) return std::string(std::strcmp(d, "off") == 0 ? "" : d);
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kiln";
-    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kiln";
-    return std::string();
-  }());
-  return dir;
-}
+std::string disk_cache_dir() { return location()->dir; }
 
-void set_disk_cache_limit(std::uint64_t bytes) { g_limit.store(bytes); }
+void set_disk_cache_dir(const std::string& dir) { location_slot().store(locate(dir), std::memory_order_release); }
+
+void set_disk_cache_limit(std::uint64_t bytes) { limit().store(bytes); }
+std::uint64_t disk_cache_limit() { return limit().load(); }
 
 CachedKernel disk_cache_load(std::uint64_t key, OrcSession& orc) {
   if (disk_cache_dir().empty()) return {};

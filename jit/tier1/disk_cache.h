@@ -35,7 +35,11 @@ bool disk_cache_has(std::uint64_t key);
 
 /// The directory in use ("" when the cache is off: KILN_CACHE_DIR=off).
 std::string disk_cache_dir();
-/// Bytes the cache may hold; older files are evicted past it.
+/// Uses `dir` from now on ("" turns the cache off; kiln::set_cache_dir).
+void set_disk_cache_dir(const std::string& dir);
+/// Bytes the cache may hold; older files are evicted past it
+/// (KILN_CACHE_MAX_BYTES; kiln::set_cache_max_bytes).
 void set_disk_cache_limit(std::uint64_t bytes);
+std::uint64_t disk_cache_limit();
 
 }  // namespace kiln::jit

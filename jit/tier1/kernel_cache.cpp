@@ -4,10 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 
 #include <kiln/error.h>
+#include <kiln/settings.h>
 
 #include "jit/orc/session.h"
 #include "jit/tier1/compile_queue.h"
@@ -16,24 +16,16 @@
 #include "profiler/enabled.h"
 #include "profiler/events.h"
 #include "profiler/jit_counters.h"
+#include "profiler/settings/settings.h"
 
 namespace kiln::jit {
 namespace {
 
 constexpr double kHeatHalfLifeNs = 1e9;
 
-std::int64_t cold_from_environment() {
-  const char* text = std::getenv("KILN_COMPILE_COLD_MS");
-  if (!text || !*text) return 5'000;
-  char* end = nullptr;
-  const long long ms = std::strtoll(text, &end, 10);
-  if (*end != '\0' || ms < 1)
-    throw ValueError(detail::cat("[jit] KILN_COMPILE_COLD_MS='", text, "' must be an integer >= 1 (milliseconds)"));
-  return ms;
-}
-
 std::atomic<std::int64_t>& cold_after_ms() {
-  static std::atomic<std::int64_t> ms{cold_from_environment()};
+  static std::atomic<std::int64_t> ms{
+      static_cast<std::int64_t>(profiler::settings::read_duration(profiler::settings::Id::CompileColdAfter))};
   return ms;
 }
 
@@ -64,10 +56,15 @@ void KernelEntry::add_heat(double ns, std::int64_t now) {
 }
 
 std::int64_t cold_after_ns() { return cold_after_ms().load(std::memory_order_relaxed) * 1'000'000; }
-void set_cold_after(std::chrono::milliseconds after) {
+void set_compile_cold_after(std::chrono::milliseconds after) {
   if (after.count() < 1)
-    throw ValueError(detail::cat("[set_cold_after] the time must be at least 1 ms, got ", after.count()));
+    throw ValueError(detail::cat("[set_compile_cold_after] the time must be at least 1 ms, got ", after.count()));
   cold_after_ms().store(after.count());
+}
+
+void set_max_kernels(std::size_t kernels) {
+  if (kernels < 8) throw ValueError(detail::cat("[set_max_kernels] the bound must be at least 8 kernels, got ", kernels));
+  KernelCache::instance().set_capacity(kernels);
 }
 
 KernelCache& KernelCache::instance() {

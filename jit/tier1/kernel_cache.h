@@ -71,7 +71,8 @@ class KernelCache {
   std::size_t size();
   /// True when the kernel of `key` has published code.
   bool is_compiled(std::uint64_t key);
-  /// Default max_kernels(); takes effect at the next insertion.
+  /// Default max_kernels() (kiln::jit::set_max_kernels); takes effect at
+  /// the next insertion.
   void set_capacity(std::size_t entries);
 
  private:
@@ -94,9 +95,9 @@ void request_compile(const std::shared_ptr<KernelEntry>& entry, int opt_level);
 void set_before_compile_hook(std::function<void(std::uint64_t kernel_key)> hook);
 
 /// A kernel not run for this long (either tier) is cold: its queued
-/// compile is dropped (KILN_COMPILE_COLD_MS, default 5 s).
+/// compile is dropped (KILN_COMPILE_COLD_MS, default 5 s; set by
+/// kiln::jit::set_compile_cold_after).
 std::int64_t cold_after_ns();
-void set_cold_after(std::chrono::milliseconds after);
 /// Waits until no compile is queued or running (tests, shutdown, kiln::compile).
 void wait_for_compiles();
 /// Runs `job` in the JIT's background arena after the work queued before

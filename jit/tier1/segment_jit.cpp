@@ -5,6 +5,9 @@
 #include <bit>
 #include <chrono>
 
+#include <kiln/error.h>
+#include <kiln/settings.h>
+
 #include "jit/fusion/epilogue.h"
 #include "jit/tier1/config.h"
 #include "jit/tier1/disk_cache.h"
@@ -175,6 +178,12 @@ const SegmentPlan* plan_of(SegmentJit& s, const trace::Segment& segment, Segment
 }  // namespace
 
 std::shared_ptr<const SegmentJit> last_segment_jit() { return t_last; }
+
+void set_max_keys(std::size_t keys) {
+  if (keys < 8) throw ValueError(detail::cat("[set_max_keys] the bound must be at least 8 keys, got ", keys));
+  SegmentRecords::set_capacity(keys);
+  KeyedTable<ShapeFamily>::set_capacity(keys);
+}
 
 std::shared_ptr<SegmentJit> jit_for(const trace::Segment& segment, const SegmentPlan*& segment_plan,
                                     SegmentPlan& scratch) {

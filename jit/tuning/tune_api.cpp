@@ -9,6 +9,7 @@
 #include "autotune/config_space.h"
 #include "jit/tuning/gemm_tuning.h"
 #include "jit/tuning/tuning_store.h"
+#include "profiler/settings/settings.h"
 
 namespace kiln::tune {
 namespace {
@@ -98,6 +99,8 @@ std::string database_path() {
 }
 
 void use_database(const std::string& path) { kiln::jit::tuning::set_tuning_db_file(path); }
+
+double default_budget_seconds() { return profiler::settings::read_duration(profiler::settings::Id::TuneBudget); }
 
 std::vector<Entry> list() {
   std::vector<Entry> out;

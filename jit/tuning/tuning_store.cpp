@@ -1,8 +1,6 @@
 #include "jit/tuning/tuning_store.h"
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <mutex>
 
@@ -15,6 +13,7 @@
 
 #include "jit/kernels/gemm.h"
 #include "jit/tier1/disk_cache.h"
+#include "profiler/settings/settings.h"
 
 namespace kiln::jit::tuning {
 namespace {
@@ -33,7 +32,7 @@ autotune::TuningContext context() {
 }
 
 std::filesystem::path default_file() {
-  if (const char* f = std::getenv("KILN_TUNING_DB"); f && *f) return f;
+  if (std::string file = profiler::settings::read_text(profiler::settings::Id::TuningDb); !file.empty()) return file;
   const std::string dir = disk_cache_dir();
   return dir.empty() ? std::filesystem::path() : std::filesystem::path(dir) / "tuning.json";
 }
@@ -56,16 +55,19 @@ std::atomic<std::uint64_t> generation{0};
 
 namespace {
 
+using profiler::settings::Id;
+
 std::atomic<AutotuneMode>& mode_setting() {
   static std::atomic<AutotuneMode> mode = [] {
-    const char* v = std::getenv("KILN_AUTOTUNE");
-    if (v && std::strcmp(v, "0") == 0) return AutotuneMode::Off;
-    if (v && std::strcmp(v, "online") == 0) return AutotuneMode::Online;
-    if (v && *v && std::strcmp(v, "1") != 0)
-      throw ValueError(detail::cat("[autotune] KILN_AUTOTUNE='", v, "' must be 0, 1 or online"));
-    return AutotuneMode::Database;
+    const std::string v = profiler::settings::read_text(Id::Autotune);
+    return v == "0" ? AutotuneMode::Off : v == "online" ? AutotuneMode::Online : AutotuneMode::Database;
   }();
   return mode;
+}
+
+std::atomic<double>& budget_setting() {
+  static std::atomic<double> seconds{profiler::settings::read_duration(Id::AutotuneBudget)};
+  return seconds;
 }
 
 }  // namespace
@@ -73,17 +75,11 @@ std::atomic<AutotuneMode>& mode_setting() {
 AutotuneMode autotune_mode() { return mode_setting().load(std::memory_order_relaxed); }
 void set_autotune_mode(AutotuneMode mode) { mode_setting().store(mode, std::memory_order_relaxed); }
 
-double online_budget_seconds() {
-  static const double budget = [] {
-    const char* v = std::getenv("KILN_AUTOTUNE_BUDGET");
-    if (!v || !*v) return 2.0;
-    char* end = nullptr;
-    const double s = std::strtod(v, &end);
-    if (*end != '\0' || !(s > 0))
-      throw ValueError(detail::cat("[autotune] KILN_AUTOTUNE_BUDGET='", v, "' must be a number of seconds > 0"));
-    return s;
-  }();
-  return budget;
+double online_budget_seconds() { return budget_setting().load(std::memory_order_relaxed); }
+void set_online_budget_seconds(double seconds) {
+  if (!(seconds > 0))
+    throw ValueError(detail::cat("[set_autotune_budget] the budget must be more than 0 seconds, got ", seconds));
+  budget_setting().store(seconds, std::memory_order_relaxed);
 }
 
 std::shared_ptr<autotune::TuningDb> tuning_db() {

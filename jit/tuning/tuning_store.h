@@ -19,16 +19,20 @@
 #include <filesystem>
 #include <memory>
 
+#include <kiln/settings.h>
+
 #include "autotune/tuning_db.h"
 
 namespace kiln::jit::tuning {
 
-enum class AutotuneMode { Off, Database, Online };
-/// KILN_AUTOTUNE, read once; set_autotune_mode overrides it (tests).
+using kiln::AutotuneMode;
+/// KILN_AUTOTUNE, read at first use; set_autotune_mode overrides it.
 AutotuneMode autotune_mode();
 void set_autotune_mode(AutotuneMode mode);
-/// Seconds one online tuning may take (KILN_AUTOTUNE_BUDGET, default 2).
+/// Seconds one online tuning may take (KILN_AUTOTUNE_BUDGET, default 2);
+/// the setter throws kiln::ValueError unless it is > 0.
 double online_budget_seconds();
+void set_online_budget_seconds(double seconds);
 
 /// The database, or null when there is no place for it.
 std::shared_ptr<autotune::TuningDb> tuning_db();

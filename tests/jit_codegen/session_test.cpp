@@ -15,6 +15,7 @@
 
 #include <kiln/error.h>
 #include <kiln/kiln.h>
+#include <kiln/settings.h>
 
 #include "tests/jit_codegen/codegen_harness.h"
 
@@ -198,14 +199,13 @@ TEST(CodegenSession, KeyCoversEveryFieldAndOnlyThem) {
   EXPECT_NE(text.find("exp"), std::string::npos) << text;
 }
 
-// KILN_DUMP writes each stage; the optimized GELU calls libmvec's widest
+// KILN_DUMP (kiln::set_dump) writes each stage; the optimized GELU calls libmvec's widest
 // variant the host has, on vectors of that width, whether its length is a
 // constant or read at run time (a dynamic dim).
 TEST(CodegenSession, DumpsShowLibmvecVectorization) {
   const auto dir = std::filesystem::temp_directory_path() / ("kiln_dump_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  ::setenv("KILN_DUMP", "spec,ir,opt,asm", 1);
-  ::setenv("KILN_DUMP_DIR", dir.c_str(), 1);
+  kiln::set_dump("spec,ir,opt,asm", dir.string());
   KernelSpec dynamic = gelu_spec(4096);
   dynamic.dynamic_dims = 1;
   const std::string features = orc().host_features();
@@ -224,8 +224,7 @@ TEST(CodegenSession, DumpsShowLibmvecVectorization) {
     EXPECT_NE(opt.find(vector), std::string::npos);
     EXPECT_NE(stage("asm").find(variant), std::string::npos);
   }
-  ::unsetenv("KILN_DUMP");
-  ::unsetenv("KILN_DUMP_DIR");
+  kiln::set_dump("");
   std::filesystem::remove_all(dir);
   EXPECT_FALSE(orc().host_cpu().empty());
 }

@@ -145,7 +145,7 @@ TEST_F(MemoryBudgetEnvDeathTest, BadValueThrowsValueErrorAtFirstAllocation) {
             std::exit(1);
           } catch (const ValueError& e) {
             const std::string m = e.what();
-            if (m.find("[memory] KILN_MEMORY_BUDGET='12x' is invalid") != 0) std::exit(2);
+            if (m.find("[settings] KILN_MEMORY_BUDGET='12x' is not a byte count") != 0) std::exit(2);
           }
         }
         set_budget(0);  // an explicit budget replaces the bad variable

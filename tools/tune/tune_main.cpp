@@ -36,7 +36,7 @@ const char* kUsage =
     "                    it ran on; kernels the database has already are skipped\n"
     "  --top N           with --from: at most N kernels, most time first (default 8); kernels under 1%\n"
     "                    of the run's GEMM time are left out\n"
-    "  --budget SECONDS  search time per kernel (default 20); the best found in it is kept\n"
+    "  --budget SECONDS  search time per kernel (default $KILN_TUNE_BUDGET, else 20); the best found in it is kept\n"
     "  --threads N       kernel threads to tune for (default: every core); tuned configs are per thread count\n"
     "  --json            results as JSON on stdout\n"
     "  Where OpenBLAS is installed (libopenblas.so.0), its sgemm is timed on each shape too (OPENBLAS column).\n"
@@ -158,7 +158,13 @@ int list(bool json) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  double budget = 20;
+  double budget = 0;
+  try {
+    budget = kiln::tune::default_budget_seconds();
+  } catch (const kiln::ValueError& e) {
+    std::cerr << "kiln tune: " << e.what() << "\n";
+    return 2;
+  }
   int threads = 0;
   double top = 8;
   bool json = false;

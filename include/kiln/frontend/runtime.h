@@ -1,4 +1,5 @@
-// kiln's own controls: running pending work, counters, limits.
+// kiln's own controls: running pending work, counters; the knobs' setters
+// are <kiln/settings.h>.
 #pragma once
 
 #include <cstddef>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include <kiln/profiler/stats.h>
+#include <kiln/settings.h>
 
 namespace kiln {
 
@@ -40,24 +42,7 @@ void set_stats_path(const std::string& path, std::int64_t interval_ms = 500);
 /// Throws kiln::Error naming the path when it cannot be written.
 void write_stats(const std::string& path);
 
-/// Memory budget in bytes (0 = unlimited). An allocation past it throws
-/// kiln::OutOfMemory with a report. Also set by KILN_MEMORY_BUDGET ("2G").
-void set_memory_budget(std::size_t bytes);
-/// Ops recorded before a segment is cut regardless (>= 1; KILN_TRACE_LIMIT).
-void set_trace_limit(std::int64_t ops);
-/// Threads that kernels use (>= 1; KILN_NUM_THREADS).
-void set_num_threads(int n);
-int get_num_threads();
-
-// Defined by the JIT layer (jit/tier1), declared here for users.
 namespace jit {
-/// Runs of a segment before its kernels are compiled (>= 1; KILN_HOT_THRESHOLD).
-/// Setting it also skips the break-even estimate: hot means compile.
-void set_hot_threshold(std::int64_t runs);
-/// false keeps everything on tier 0, the interpreter (KILN_JIT=0).
-void set_enabled(bool on);
-/// true compiles in the foreground, so results are deterministic (KILN_JIT_SYNC=1).
-void set_compile_sync(bool on);
 /// Blocks until no compile is queued or running.
 void wait_for_compiles();
 }  // namespace jit

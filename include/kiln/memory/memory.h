@@ -18,7 +18,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 namespace kiln::memory {
 
@@ -46,7 +45,7 @@ void release(Block block) noexcept;
 void set_budget(std::size_t bytes);
 
 /// The current budget in bytes, 0 when unlimited. Unless set_budget() was
-/// called first, it comes from KILN_MEMORY_BUDGET (parse_bytes syntax; unset
+/// called first, it comes from KILN_MEMORY_BUDGET (kiln::settings::parse_bytes syntax; unset
 /// or empty means unlimited), read at the first allocate(), budget() or
 /// stats(). A malformed value makes each of those throw kiln::ValueError
 /// naming the variable and its value, until set_budget() replaces it.
@@ -73,12 +72,5 @@ MemoryStats stats();
 
 /// Sets peak_bytes to the current live_bytes, to measure the peak of a region.
 void reset_peak();
-
-/// Parses a byte count: digits with an optional fraction and an optional
-/// binary suffix K, M, G or T (upper or lower case, optionally followed by B
-/// or iB; K = 1024): "123", "64K", "512M", "2G", "1.5G", "4GiB". Fractions
-/// round down to whole bytes. Throws kiln::ValueError naming the text for
-/// anything else: empty, signs, spaces, junk, or more than SIZE_MAX bytes.
-std::size_t parse_bytes(std::string_view text);
 
 }  // namespace kiln::memory
