@@ -51,8 +51,10 @@ target_include_directories(kiln PUBLIC
   "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>"
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 # Private: consumers of libkiln.so need none of these packages to compile or link.
+# mvec: glibc's vector math (libmvec.so.1), which tier 0's kernels call on AVX2
+# CPUs (jit/kernels/libmvec.h).
 target_link_libraries(kiln PRIVATE kiln_internal kiln_llvm TBB::tbb xxHash::xxhash unwind::unwind ZLIB::ZLIB
-                      Threads::Threads)
+                      Threads::Threads mvec)
 # Unresolved symbols fail when linking libkiln.so, not later in every test and consumer.
 target_link_options(kiln PRIVATE "LINKER:--no-undefined")
 set_target_properties(kiln PROPERTIES

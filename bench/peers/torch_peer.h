@@ -92,3 +92,27 @@ std::unique_ptr<Op> cnn_classifier_train(const Floats& x, const std::vector<std:
 std::unique_ptr<Op> cnn_classifier_infer(const Floats& x, std::int64_t batch, const std::vector<Floats>& params);
 
 }  // namespace torch_peer
+
+namespace torch_peer {
+
+// Elementwise math (bench/math_bench.cpp), LibTorch's eager kernels.
+
+/// One unary op by its kiln/LibTorch name: exp, log, tanh, sigmoid, erf,
+/// gelu (the exact, erf form).
+std::unique_ptr<Op> unary(const std::string& name, const Floats& x);
+
+/// The ops of a chain program; binary ones take the program's second input
+/// y, `half` multiplies by 0.5.
+enum class ChainOp : std::uint8_t { exp, tanh, sigmoid, sin, erf, gelu, log1p, add, sub, mul, maximum, half };
+using Chain = std::vector<ChainOp>;
+/// The chains a program runs in one round (round 0 is the checked one).
+using ChainsOfRound = std::vector<Chain> (*)(std::uint64_t round);
+
+/// A program of changing structure: iteration i of `iterations` applies
+/// chains[i % chains.size()] to x and reads element i % x.size() of the
+/// result, as a program looking at one value per iteration does. run() runs
+/// the next round's chains (1, 2, ...); result() runs round 0 and returns
+/// the values read.
+std::unique_ptr<Op> chain_program(const Floats& x, const Floats& y, ChainsOfRound chains, int iterations);
+
+}  // namespace torch_peer

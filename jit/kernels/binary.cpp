@@ -100,6 +100,11 @@ struct Pow {
       return result;
     }
   }
+  template <class T>
+    requires std::is_floating_point_v<T>
+  static void apply_array(T* out, std::int64_t n, const T* base, const T* exponent) {
+    vector_pow(out, base, exponent, n);
+  }
 };
 
 // NaN wins (x != x only for NaN; the test folds away for integers).

@@ -9,11 +9,18 @@
 
 #include "jit/kernels/dtype_dispatch.h"
 #include "jit/kernels/elementwise.h"
+#include "jit/kernels/libmvec.h"
 
 namespace kiln::jit::kernels {
 
+// An op calling a libm function may also have `Op::apply_array(out, n,
+// in...)`, the whole run at once through libmvec (libmvec.h), taken while
+// vector_math_enabled(). Strided and broadcast operands reach it too:
+// run_elementwise stages them through contiguous buffers.
 template <class Op, class Out, class... In>
 void map_contiguous(Out* out, std::int64_t n, const In*... in) {
+  if constexpr (requires { Op::apply_array(out, n, in...); })
+    if (vector_math_enabled()) return Op::apply_array(out, n, in...);
   for (std::int64_t i = 0; i < n; ++i) out[i] = Op::apply(in[i]...);
 }
 
