@@ -15,12 +15,8 @@
 namespace kiln::jit {
 namespace {
 
-// Kernels run in an arena of `threads` slots. TBB's pool gets one thread
-// more than that, for the compile arena (jit/tier1/kernel_cache.cpp): with
-// only `threads` in the pool, busy kernels would keep every worker and a
-// queued compile would never start.
-constexpr int kCompileThreads = 1;
-
+// Kernels run in an arena of `threads` slots, and TBB's pool is that big:
+// compiles run on the compile queue's own thread (jit/tier1/compile_queue.h).
 struct ThreadLimit {
   std::mutex mutex;
   int threads = 0;
@@ -31,7 +27,7 @@ struct ThreadLimit {
   void set(int n) {
     control.reset();  // one control at a time: TBB obeys the most restrictive
     control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
-                                                    static_cast<std::size_t>(n + kCompileThreads));
+                                                    static_cast<std::size_t>(n));
     arena = std::make_shared<tbb::task_arena>(n);
     threads = n;
     threads_seen.store(n, std::memory_order_release);

@@ -20,6 +20,8 @@ struct Site {
   const std::uintptr_t address;
   const CutReason reason;
   std::optional<SourceLocation> location;  // under Table::mu, filled when first read
+  // Under Table::mu (note_new_key: once per new key).
+  std::uint64_t new_keys = 0, new_structures = 0, last_structure = 0;
 };
 
 struct Table {
@@ -88,6 +90,16 @@ std::uint32_t note_cut(CutReason why) noexcept {
   }
 }
 
+void note_new_key(std::uint32_t site, std::uint64_t structure) noexcept {
+  Table& t = table();
+  std::lock_guard lock(t.mu);
+  if (site == 0 || site > t.sites.size()) return;
+  Site& s = t.sites[site - 1];
+  if (s.new_keys > 0 && structure != s.last_structure) ++s.new_structures;
+  ++s.new_keys;
+  s.last_structure = structure;
+}
+
 SourceLocation site_location(std::uint32_t id) {
   Table& t = table();
   std::uintptr_t address = 0;
@@ -119,12 +131,16 @@ std::vector<CutSiteStats> cut_site_stats(std::size_t limit) {
   for (auto [count, id] : counted) {
     SourceLocation where = site_location(id);
     CutReason why;
+    std::uint64_t new_keys = 0, new_structures = 0;
     {
       std::lock_guard lock(table().mu);
-      why = table().sites[id - 1].reason;
+      const Site& s = table().sites[id - 1];
+      why = s.reason;
+      new_keys = s.new_keys;
+      new_structures = s.new_structures;
     }
     rows.push_back({to_string(why), count, std::move(where.text), std::move(where.function), std::move(where.file),
-                    where.line});
+                    where.line, new_keys, new_structures});
   }
   return rows;
 }
@@ -134,6 +150,8 @@ void reset_cut_sites() noexcept {
     std::lock_guard lock(b.keys_mu);
     for (LocalSite& s : b.sites) s.count.clear();
   });
+  std::lock_guard lock(table().mu);
+  for (Site& s : table().sites) s.new_keys = s.new_structures = 0;
 }
 
 }  // namespace kiln::profiler

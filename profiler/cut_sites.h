@@ -17,6 +17,12 @@ namespace kiln::profiler {
 /// returns the id of its row (0 when the profiler is off). Once per cut.
 std::uint32_t note_cut(CutReason why) noexcept;
 
+/// A segment key cut at row `site` ran for the first time; `structure`
+/// identifies it without its sizes (the JIT's shape-family key). Counts the
+/// row's new keys and those whose structure differs from the previous new
+/// key's there (why the key keeps changing). Once per new key.
+void note_new_key(std::uint32_t site, std::uint64_t structure) noexcept;
+
 /// The symbolized call site of row `site` (cached after the first call).
 SourceLocation site_location(std::uint32_t site);
 

@@ -19,6 +19,8 @@ constexpr std::size_t kShownKeys = 8;
 constexpr std::uint64_t kAdviceMinCuts = 100;
 constexpr double kAdviceMinShare = 0.10;
 constexpr double kAdviceMaxMeanSegmentMs = 1.0;
+// New keys at one site before the report calls it a recompile storm.
+constexpr std::uint64_t kStormMinNewKeys = 32;
 
 // "train.cpp:42" when the site has a line, else its whole description.
 std::string short_site(const CutSiteStats& site) {
@@ -73,6 +75,22 @@ std::string advise(const CutSiteStats& site, const Stats& s) {
   return a.str();
 }
 
+// A recompile storm: a site where a quarter or more of the cuts make a key
+// never seen before, so that little recurs and little is compiled.
+std::string advise_storm(const CutSiteStats& site) {
+  if (site.new_keys < kStormMinNewKeys || site.new_keys * 4 < site.count) return {};
+  std::ostringstream a;
+  a << "recompile storm at " << short_site(site) << ": " << site.new_keys << " of the " << site.count
+    << " segments cut there were new keys because ";
+  if (site.new_structures * 2 > site.new_keys)
+    a << "their op sequence (ops, dtypes or attributes) kept changing; keep the ops of a loop iteration the same "
+         "(branch on values with where() rather than on control flow) so that one segment recurs and compiles";
+  else
+    a << "their shapes kept changing; kiln compiles one kernel for sizes that vary once a structure recurs, but "
+         "padding to a few sizes (buckets) lets every one of them compile";
+  return a.str();
+}
+
 void write_time(std::ostream& t, const Stats& s) {
   double tier0 = 0, tier1 = 0;
   std::uint64_t runs0 = 0, runs1 = 0;
@@ -121,6 +139,8 @@ void write_advice(std::ostream& t, const Stats& s) {
   std::vector<std::string> advice;
   for (const CutSiteStats& c : s.cut_sites)
     if (std::string a = advise(c, s); !a.empty()) advice.push_back(std::move(a));
+  for (const CutSiteStats& c : s.cut_sites)
+    if (std::string a = advise_storm(c); !a.empty()) advice.push_back(std::move(a));
   if (s.distinct_keys >= 32 && s.distinct_keys * 4 >= s.segments_run)
     advice.push_back(std::to_string(s.distinct_keys) + " distinct segments in " + std::to_string(s.segments_run) +
                      " runs: shapes or op sequences keep changing, so little recurs enough to compile");

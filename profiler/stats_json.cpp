@@ -67,6 +67,8 @@ void write_stats(JsonOut& o, const Stats& s) {
     o.field("function", c.function);
     o.field("file", c.file);
     o.field("line", std::uint64_t{c.line});
+    o.field("new_keys", c.new_keys);
+    o.field("new_structures", c.new_structures);
     o.end_object();
   }
   o.end_array();

@@ -15,6 +15,7 @@
 #include "jit/tier1/launch.h"
 #include "jit/tier1/matmul_epilogue.h"
 #include "jit/tier1/plan_text.h"
+#include "profiler/cut_sites.h"
 #include "profiler/enabled.h"
 #include "profiler/events.h"
 #include "profiler/jit_counters.h"
@@ -75,10 +76,14 @@ SeenOnce& seen_once() {
 // first when its shape family was seen before (one size of a structure
 // whose sizes vary); or at once when compiling at the first run was asked
 // for. Keys of a structure that never recurs get none.
+// A key's first sighting is also counted at its cut site, with its
+// structure, for the report's recompile storms.
 bool deserves_record(const trace::Segment& segment, bool& ran_before) {
-  if (compile_forced() || hot_threshold() <= 1) return true;
   ran_before = seen_once().check_and_note(segment.key);
-  return seen_once().check_and_note(family_key(segment)) || ran_before;
+  const std::uint64_t family = family_key(segment);
+  if (!ran_before) profiler::note_new_key(segment.site, family);
+  const bool family_seen = seen_once().check_and_note(family);
+  return compile_forced() || hot_threshold() <= 1 || ran_before || family_seen;
 }
 
 void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>& needed, std::vector<FusedGroup> groups,

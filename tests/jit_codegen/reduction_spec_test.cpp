@@ -69,7 +69,8 @@ TEST(RowKernel, SoftmaxOverRowRangesAtBothLevels) {
   const KernelSpec spec = softmax_spec();
   const std::vector<float> x = sample_rows();
   for (int level : {1, 3}) {
-    const CompiledFn fn = OrcSession::instance().compile(spec, {level}).fn;
+    const CompiledKernel kernel = OrcSession::instance().compile(spec, {level});  // holds the code
+    const CompiledFn fn = kernel.fn;
     ASSERT_NE(fn, nullptr);
     std::vector<float> y(x.size(), -7), m(kRows, -7);
     void* ptrs[] = {const_cast<float*>(x.data()), y.data(), m.data()};
@@ -98,7 +99,8 @@ TEST(PartialKernel, AccumulatorsOfEachRangeCombineInOrder) {
   ASSERT_TRUE(spec.is_partial());
   std::vector<float> v(n);
   for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<float>((i * 37) % 101) * 0.5f;  // max 50 first at i = 30
-  const CompiledFn fn = OrcSession::instance().compile(spec, {1}).fn;
+  const CompiledKernel kernel = OrcSession::instance().compile(spec, {1});  // holds the code
+  const CompiledFn fn = kernel.fn;
   const std::int64_t cuts[] = {0, 29, 31, 640, n};
   PartialSlot sums[4], args[4];
   for (int c = 0; c < 4; ++c) {

@@ -56,6 +56,12 @@ struct CutSiteStats {
   std::string function{};        // the user's function, if known
   std::string file{};            // its source file (path as compiled), empty without debug info
   std::uint32_t line = 0;        // 0 without debug info
+  /// Segment keys first seen here (with the JIT on), and how many of those
+  /// had another op structure than the new key before them (ops, dtypes or
+  /// attributes changed) rather than only other sizes. Many new keys for
+  /// the cuts is a recompile storm: little recurs, so little is compiled.
+  std::uint64_t new_keys = 0;
+  std::uint64_t new_structures = 0;
 };
 
 /// One entry of the event log: a decision of the engine.
