@@ -14,8 +14,8 @@ TEST(Threads, SetAndGet) {
   set_num_threads(1);
   EXPECT_EQ(num_threads(), 1);
   EXPECT_EQ(kernel_arena()->max_concurrency(), 1);
-  // One pool thread more than the kernels get, for the compile arena.
-  EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), 2u);
+  // The pool is as big as the kernels' arena: compiles have their own thread.
+  EXPECT_EQ(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism), 1u);
   set_num_threads(3);
   EXPECT_EQ(num_threads(), 3);
   set_num_threads(before);
