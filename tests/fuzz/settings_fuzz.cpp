@@ -2,8 +2,7 @@
 // parser; a parser may accept them or throw kiln::ValueError, nothing else
 // (any other exception, a crash or a sanitizer report is a finding).
 // Not a GoogleTest suite (tests/CMakeLists.txt skips tests/fuzz/); built
-// apart, e.g.:
-//   clang++ -std=c++20 -g -fsanitize=fuzzer,address,undefined -Iinclude tests/fuzz/settings_fuzz.cpp
+// and run by `make fuzz` (tests/fuzz/CMakeLists.txt).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
