@@ -20,6 +20,7 @@
 
 #include "bench_util.h"
 #include "peers/torch_peer.h"
+#include "torch_workload.h"
 #include "workload.h"
 
 namespace {
@@ -188,9 +189,7 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  g_peer_threads = torch_peer::set_threads;
-  benchmark::AddCustomContext("torch", torch_peer::describe());
-  benchmark::AddCustomContext("kiln_default_threads", std::to_string(kiln::get_num_threads()));
+  use_torch_peer();
   register_all();
   return workload_main(argc, argv);
 }

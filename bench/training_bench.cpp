@@ -39,6 +39,7 @@
 
 #include "bench_util.h"
 #include "peers/torch_peer.h"
+#include "torch_workload.h"
 #include "workload.h"
 
 namespace {
@@ -329,14 +330,12 @@ void remove_cache() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  g_peer_threads = torch_peer::set_threads;
+  use_torch_peer();
   if (argc == 2 && std::strcmp(argv[1], "--kiln-steady-child") == 0) return steady_child();
   char tmpl[] = "/tmp/kiln-train-cache-XXXXXX";
   if (!mkdtemp(tmpl)) die("mkdtemp failed");
   g_cache = tmpl;
   std::atexit(remove_cache);
-  benchmark::AddCustomContext("torch", torch_peer::describe());
-  benchmark::AddCustomContext("kiln_default_threads", std::to_string(kiln::get_num_threads()));
   register_all();
   return workload_main(argc, argv);
 }
