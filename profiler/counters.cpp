@@ -1,6 +1,7 @@
 #include "profiler/counters.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <unordered_map>
@@ -19,20 +20,17 @@ constexpr std::size_t kTopKeys = 16;
 constexpr std::size_t kTopCutSites = 32;
 constexpr std::size_t kTopTunables = 16;
 
-// How a key's first run (since the last reset) was cut: written once per key.
-struct FirstRun {
-  CutReason reason = CutReason::kCount;
-  std::uint32_t site = 0;
-  std::uint64_t epoch = 0;
+// Keys whose first run was noted, direct-mapped by their low bits, and
+// their count: bounded however many keys a program makes. A key whose slot
+// another key took since counts (and logs new_key) once more.
+struct NewKeys {
+  static constexpr std::size_t kSlots = 1 << 14;
+  std::array<std::atomic<std::uint64_t>, kSlots> slots{};
+  std::atomic<std::uint64_t> distinct{0};
 };
 
-struct FirstRuns {
-  std::mutex mu;
-  std::unordered_map<std::uint64_t, FirstRun> keys;
-};
-
-FirstRuns& first_runs() {
-  static FirstRuns* instance = new FirstRuns;  // outlives static destruction, like the blocks
+NewKeys& new_keys() {
+  static NewKeys* instance = new NewKeys;  // outlives static destruction, like the blocks
   return *instance;
 }
 
@@ -41,14 +39,12 @@ std::atomic<std::uint64_t> g_epoch{1};
 std::atomic<KeyInspector> g_inspector{nullptr};
 
 // The thread saw `run.key` for the first time this epoch: is it new to the process?
-void note_first_run(const SegmentRun& run, std::uint64_t epoch) {
-  FirstRuns& f = first_runs();
-  {
-    std::lock_guard lock(f.mu);
-    FirstRun& first = f.keys[run.key];
-    if (first.epoch == epoch) return;
-    first = {run.reason, run.site, epoch};
-  }
+void note_first_run(const SegmentRun& run) {
+  NewKeys& n = new_keys();
+  // Salted, so that key 0 is not taken for an empty slot.
+  const std::uint64_t salted = run.key ^ 0x9e3779b97f4a7c15ull;
+  if (n.slots[run.key % NewKeys::kSlots].exchange(salted, std::memory_order_relaxed) == salted) return;
+  n.distinct.fetch_add(1, std::memory_order_relaxed);
   log_event({.kind = EventKind::NewKey, .key = run.key, .detail = to_string(run.reason), .site = run.site,
              .start_ns = run.start_ns});
 }
@@ -59,6 +55,9 @@ struct MergedKey {
   std::uint32_t ops = 0;
   CutReason last_reason = CutReason::kCount;
   std::int64_t last_ns = -1;
+  CutReason first_reason = CutReason::kCount;
+  std::uint32_t first_site = 0;
+  std::int64_t first_ns = 0;
 };
 
 void merge(MergedKey& m, const LocalKey& k) {
@@ -71,6 +70,13 @@ void merge(MergedKey& m, const LocalKey& k) {
     m.last_ns = k.last_ns.load(std::memory_order_relaxed);
     m.ops = k.ops.load(std::memory_order_relaxed);
     m.last_reason = static_cast<CutReason>(k.last_reason.load(std::memory_order_relaxed));
+  }
+  const std::int64_t first = k.first_ns.load(std::memory_order_relaxed);
+  if (k.first_reason.load(std::memory_order_relaxed) != LocalKey::kNoReason &&
+      (m.first_reason == CutReason::kCount || first < m.first_ns)) {
+    m.first_ns = first;
+    m.first_reason = static_cast<CutReason>(k.first_reason.load(std::memory_order_relaxed));
+    m.first_site = k.first_site.load(std::memory_order_relaxed);
   }
 }
 
@@ -86,13 +92,8 @@ KeyStats key_stats(std::uint64_t key, const MergedKey& m) {
   k.ops = m.ops;
   k.bytes = m.bytes;
   k.last_reason = to_string(m.last_reason);
-  FirstRun first;
-  {
-    std::lock_guard lock(first_runs().mu);
-    if (auto it = first_runs().keys.find(key); it != first_runs().keys.end()) first = it->second;
-  }
-  k.first_reason = to_string(first.reason);
-  if (first.site) k.call_site = site_location(first.site).text;
+  k.first_reason = to_string(m.first_reason);
+  if (m.first_site) k.call_site = site_location(m.first_site).text;
   KeyJitInfo jit;
   if (KeyInspector inspect = g_inspector.load(); inspect && inspect(key, jit)) {
     k.state = jit.state;
@@ -152,10 +153,13 @@ void record_segment_run(const SegmentRun& run) noexcept {
       k.last_ns.store(run.start_ns, std::memory_order_relaxed);
       if (k.epoch.load(std::memory_order_relaxed) != epoch) {
         k.epoch.store(epoch, std::memory_order_relaxed);
+        k.first_reason.store(static_cast<std::uint8_t>(run.reason), std::memory_order_relaxed);
+        k.first_site.store(run.site, std::memory_order_relaxed);
+        k.first_ns.store(run.start_ns, std::memory_order_relaxed);
         first = true;
       }
     });
-    if (first) note_first_run(run, epoch);
+    if (first) note_first_run(run);
   } catch (...) {
   }
   timeline_segment(run);
@@ -183,8 +187,9 @@ void reset() noexcept {
   reset_cut_sites();
   reset_events();
   reset_tunables();
-  std::lock_guard lock(first_runs().mu);
-  first_runs().keys.clear();
+  NewKeys& n = new_keys();
+  for (std::atomic<std::uint64_t>& slot : n.slots) slot.store(0, std::memory_order_relaxed);
+  n.distinct.store(0, std::memory_order_relaxed);
 }
 
 Stats snapshot() {
@@ -204,7 +209,7 @@ Stats snapshot() {
   });
   fill_jit_stats(s.jit);
 
-  s.distinct_keys = keys.size();
+  s.distinct_keys = new_keys().distinct.load(std::memory_order_relaxed);
   std::vector<std::pair<std::uint64_t, const MergedKey*>> order;
   order.reserve(keys.size());
   for (const auto& [key, m] : keys) order.emplace_back(key, &m);

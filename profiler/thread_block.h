@@ -41,7 +41,21 @@ struct LocalKey {
   std::atomic<std::uint8_t> last_reason{0};
   std::atomic<std::int64_t> last_ns{0};
   std::atomic<std::uint64_t> epoch{0};  // reset() epoch of its latest run
+  // How its first run (this epoch, on this thread) was cut.
+  static constexpr std::uint8_t kNoReason = 0xff;
+  std::atomic<std::uint8_t> first_reason{kNoReason};
+  std::atomic<std::uint32_t> first_site{0};
+  std::atomic<std::int64_t> first_ns{0};
 };
+
+/// Adds `from`'s counts into `to` and takes its latest and earliest runs'
+/// fields where they are later / earlier.
+void merge_key(LocalKey& to, const LocalKey& from);
+
+/// Records a thread keeps at most (KILN_JIT_MAX_KEYS, or what
+/// set_key_record_limit set): past it, the least recently run half goes.
+std::size_t key_record_limit() noexcept;
+void set_key_record_limit(std::size_t keys) noexcept;
 
 /// How often one thread cut at one cut-site row (cut_sites.h).
 struct LocalSite {
@@ -62,10 +76,14 @@ struct ThreadBlock {
   std::array<LocalKey*, 16> recent{};  // direct-mapped by the key's low bits
   std::unordered_map<std::uint32_t, LocalSite*> site_index;
 
-  /// The record of `key` in this block (created if new; owner only).
+  /// The record of `key` in this block (created if new; owner only). A
+  /// full block first drops its least recently run half.
   LocalKey& key_record(std::uint64_t key);
   /// The counter of cut-site row `id` in this block (created if new; owner only).
   LocalCounter& site_counter(std::uint32_t id);
+
+ private:
+  void drop_least_recent_keys();
 };
 
 /// Runs `fn(block)` on the calling thread's block; on a thread that is

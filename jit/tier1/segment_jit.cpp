@@ -18,6 +18,7 @@
 #include "profiler/enabled.h"
 #include "profiler/events.h"
 #include "profiler/jit_counters.h"
+#include "profiler/thread_block.h"
 
 namespace kiln::jit {
 namespace {
@@ -56,8 +57,8 @@ class SeenOnce {
  public:
   /// True if `key` was noted before; notes it.
   bool check_and_note(std::uint64_t key) {
-    std::atomic<std::uint64_t>& slot = slots_[key % kSlots];
-    return slot.exchange(key, std::memory_order_relaxed) == key;
+    const std::uint64_t salted = key ^ 0x9e3779b97f4a7c15ull;  // key 0 is not an empty slot
+    return slots_[key % kSlots].exchange(salted, std::memory_order_relaxed) == salted;
   }
 
  private:
@@ -183,6 +184,7 @@ void set_max_keys(std::size_t keys) {
   if (keys < 8) throw ValueError(detail::cat("[set_max_keys] the bound must be at least 8 keys, got ", keys));
   SegmentRecords::set_capacity(keys);
   KeyedTable<ShapeFamily>::set_capacity(keys);
+  profiler::set_key_record_limit(keys);
 }
 
 std::shared_ptr<SegmentJit> jit_for(const trace::Segment& segment, const SegmentPlan*& segment_plan,

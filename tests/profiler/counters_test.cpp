@@ -4,6 +4,7 @@
 #include <string>
 
 #include "profiler/counters.h"
+#include "profiler/thread_block.h"
 
 namespace kiln::profiler {
 namespace {
@@ -77,6 +78,33 @@ TEST(ProfilerCounters, TopKeysAreTheSixteenMostRun) {
   }
   // The four left out are the least run: keys 5, 10, 15, 20 with one run each.
   EXPECT_EQ(s.top_keys.back().runs, 2u);
+}
+
+TEST(ProfilerCounters, AThreadKeepsItsMostRecentlyRunKeysWithinTheLimit) {
+  reset();
+  set_key_record_limit(16);
+  for (std::uint64_t key = 1; key <= 200; ++key)
+    record_segment_run({.key = key, .reason = CutReason::Item, .ops_run = 1, .start_ns = static_cast<std::int64_t>(key),
+                        .nanoseconds = 10});
+  std::size_t records = 0;
+  bool has_latest = false, has_oldest = false;
+  for_each_block([&](ThreadBlock& b) {
+    std::lock_guard lock(b.keys_mu);
+    for (const LocalKey& k : b.keys) {
+      ++records;
+      has_latest |= k.key == 200;
+      has_oldest |= k.key == 1;
+    }
+  });
+  EXPECT_LE(records, 16u);
+  EXPECT_TRUE(has_latest);
+  EXPECT_FALSE(has_oldest);
+  const Stats s = snapshot();
+  EXPECT_EQ(s.distinct_keys, 200u) << "keys whose records went are still counted";
+  EXPECT_EQ(s.segments_run, 200u);
+  ASSERT_FALSE(s.top_keys.empty());
+  EXPECT_STREQ(s.top_keys[0].first_reason, "item");
+  set_key_record_limit(4096);
 }
 
 TEST(ProfilerCounters, ResetZeroesEverything) {
