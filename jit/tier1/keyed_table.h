@@ -40,12 +40,14 @@ class KeyedTable {
     return it->second.record;
   }
 
-  /// The record of `key`, or null if there is none.
+  /// The record of `key`, or null if there is none; a found record counts as used.
   static std::shared_ptr<T> find(std::uint64_t key) {
     KeyedTable& t = table();
     std::lock_guard lock(t.mu_);
     auto it = t.entries_.find(key);
-    return it == t.entries_.end() ? nullptr : it->second.record;
+    if (it == t.entries_.end()) return nullptr;
+    it->second.last_use = ++t.clock_;  // a key run often stays, however old
+    return it->second.record;
   }
 
   static std::size_t size() {
