@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string>
 #include <vector>
 
 namespace kiln::profiler {
@@ -92,7 +93,8 @@ std::size_t key_record_limit() noexcept {
     try {
       n = static_cast<std::size_t>(settings::read_integer(settings::Id::JitMaxKeys));
     } catch (...) {
-      n = 4096;  // the JIT reports a bad value when it reads the same knob
+      // The JIT reports a bad value when it reads the same knob.
+      n = static_cast<std::size_t>(std::stoll(settings::setting(settings::Id::JitMaxKeys).default_text));
     }
     g_key_limit.store(n, std::memory_order_relaxed);
   }

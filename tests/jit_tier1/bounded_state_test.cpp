@@ -68,8 +68,8 @@ TEST(BoundedState, KeysAndKernelsPastTheirBoundsGoWithTheirCodeAndResultsStayRig
   // The first key's record and kernel are long gone: it runs (and compiles) again, right.
   const Chain first{0};
   EXPECT_NEAR(first.run(x).item<float>(), first.reference(0.3, 257), 1e-4);
-  kiln::jit::set_max_keys(4096);
-  kiln::jit::set_max_kernels(4096);
+  kiln::jit::set_max_keys(2048);  // the defaults
+  kiln::jit::set_max_kernels(512);
 }
 
 }  // namespace
