@@ -72,6 +72,18 @@ SeenOnce& seen_once() {
   return *seen;
 }
 
+// The family of `s`'s key, found on first use and kept with the record.
+ShapeFamily& family_for(SegmentJit& s, const trace::Segment& segment) {
+  ShapeFamily* f = s.family.load(std::memory_order_acquire);
+  if (!f) {
+    std::lock_guard lock(s.mu);
+    if (!s.family_owner) s.family_owner = family_of(segment);
+    f = s.family_owner.get();
+    s.family.store(f, std::memory_order_release);
+  }
+  return *f;
+}
+
 // Whether a key without a record gets one now: on its second run; on its
 // first when its shape family was seen before (one size of a structure
 // whose sizes vary); or at once when compiling at the first run was asked
@@ -202,7 +214,14 @@ std::shared_ptr<SegmentJit> jit_for(const trace::Segment& segment, const Segment
     bool ran_before = false;
     if (!record && deserves_record(segment, ran_before)) {
       record = SegmentRecords::get(segment.key, &created);
-      if (created && ran_before) record->runs.fetch_add(1);  // the run before it had a record
+      if (created && ran_before) {
+        // The run before it had a record counts, for the key and for its
+        // family, as it would have with one.
+        record->runs.fetch_add(1);
+        ShapeFamily& f = family_for(*record, segment);
+        f.runs.fetch_add(1);
+        f.note(segment.key);
+      }
     }
   }
   if (!record) {
@@ -221,15 +240,9 @@ std::shared_ptr<SegmentJit> jit_for(const trace::Segment& segment, const Segment
       plan(s, segment, needed, std::move(groups), false);
     } else {
       // Not hot alone: maybe as one size of a family whose sizes vary.
-      ShapeFamily* f = s.family.load(std::memory_order_acquire);
-      if (!f) {
-        std::lock_guard lock(s.mu);
-        if (!s.family_owner) s.family_owner = family_of(segment);
-        f = s.family_owner.get();
-        s.family.store(f, std::memory_order_release);
-      }
-      std::int64_t family_runs = f->runs.fetch_add(1) + 1;
-      if (f->note(segment.key) && is_hot(family_runs, f->t0_ns.load()))
+      ShapeFamily& f = family_for(s, segment);
+      std::int64_t family_runs = f.runs.fetch_add(1) + 1;
+      if (f.note(segment.key) && is_hot(family_runs, f.t0_ns.load()))
         plan(s, segment, needed, partition(segment, needed), true);
     }
   }
