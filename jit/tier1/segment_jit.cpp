@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <bit>
 #include <chrono>
 
@@ -47,7 +48,9 @@ bool is_hot(std::int64_t runs, std::int64_t t0_ns) {
 
 // What jit_for last returned on this thread (last_segment_jit): read once
 // per segment run, so an ordinary thread-local is cheap enough.
-thread_local std::shared_ptr<const SegmentJit> t_last;
+// The key only, not the record: a thread-local with a destructor may be
+// gone when the thread's trace buffer flushes its last segment at exit.
+thread_local std::optional<std::uint64_t> t_last;
 
 using SegmentRecords = KeyedTable<SegmentJit, profiler::JitEvent::KeyEvicted>;
 
@@ -195,7 +198,7 @@ const SegmentPlan* plan_of(SegmentJit& s, const trace::Segment& segment, Segment
 
 }  // namespace
 
-std::shared_ptr<const SegmentJit> last_segment_jit() { return t_last; }
+std::shared_ptr<const SegmentJit> last_segment_jit() { return t_last ? SegmentRecords::find(*t_last) : nullptr; }
 
 void set_max_keys(std::size_t keys) {
   if (keys < 8) throw ValueError(detail::cat("[set_max_keys] the bound must be at least 8 keys, got ", keys));
@@ -206,7 +209,7 @@ void set_max_keys(std::size_t keys) {
 
 std::shared_ptr<SegmentJit> jit_for(const trace::Segment& segment, const SegmentPlan*& segment_plan,
                                     SegmentPlan& scratch) {
-  t_last = nullptr;
+  t_last.reset();
   std::shared_ptr<SegmentJit> record;
   bool created = false;
   if (enabled()) {
@@ -251,7 +254,7 @@ std::shared_ptr<SegmentJit> jit_for(const trace::Segment& segment, const Segment
   if (s.planned.load(std::memory_order_acquire) &&
       (s.group_of.size() != segment.nodes.size() || s.value_count != segment.values.size()))
     return nullptr;
-  t_last = record;
+  t_last = segment.key;
   return record;
 }
 
