@@ -113,16 +113,18 @@ class Queue {
       work_.wait(lock, [&] { return !jobs_.empty(); });
       std::vector<Queued> dropped;
       std::optional<Queued> next = take(dropped);
-      for (Queued& d : dropped) {
-        profiler::add_queued(-1);
-        profiler::count(profiler::JitEvent::CompileDropped);
-        finish(d.id);
-      }
+      // A dropped job ends after its on_drop ran, so that whoever waits
+      // for it sees the kernel back in the state a later run re-queues.
       if (!dropped.empty()) {
         lock.unlock();
         for (Queued& d : dropped)
           if (d.job.on_drop) d.job.on_drop();
         lock.lock();
+      }
+      for (Queued& d : dropped) {
+        profiler::add_queued(-1);
+        profiler::count(profiler::JitEvent::CompileDropped);
+        finish(d.id);
       }
       if (!next) continue;
       profiler::add_queued(-1);

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <bit>
 #include <chrono>
+#include <optional>
 
 #include <kiln/error.h>
 #include <kiln/settings.h>
@@ -93,12 +93,14 @@ ShapeFamily& family_for(SegmentJit& s, const trace::Segment& segment) {
 // for. Keys of a structure that never recurs get none.
 // A key's first sighting is also counted at its cut site, with its
 // structure, for the report's recompile storms.
+// The family is hashed on a key's first run only.
 bool deserves_record(const trace::Segment& segment, bool& ran_before) {
   ran_before = seen_once().check_and_note(segment.key);
+  if (ran_before) return true;
   const std::uint64_t family = family_key(segment);
-  if (!ran_before) profiler::note_new_key(segment.site, family);
+  profiler::note_new_key(segment.site, family);
   const bool family_seen = seen_once().check_and_note(family);
-  return compile_forced() || hot_threshold() <= 1 || ran_before || family_seen;
+  return family_seen || compile_forced() || hot_threshold() <= 1;
 }
 
 void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>& needed, std::vector<FusedGroup> groups,
@@ -258,8 +260,13 @@ std::shared_ptr<SegmentJit> jit_for(const trace::Segment& segment, const Segment
   return record;
 }
 
+// Coldness is judged in seconds: a kernel's time of last run is written at
+// most once a millisecond, not on every run from every thread.
+constexpr std::int64_t kLastRunResolutionNs = 1'000'000;
+
 bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& kernel, std::int64_t now) {
-  kernel.last_run_ns.store(now, std::memory_order_relaxed);
+  if (now - kernel.last_run_ns.load(std::memory_order_relaxed) > kLastRunResolutionNs)
+    kernel.last_run_ns.store(now, std::memory_order_relaxed);
   CompiledFn fn = kernel.fn.load(std::memory_order_acquire);
   if (!fn || kernel.state.load() != KernelState::Compiled || !views_match(segment, group)) {
     profiler::count(profiler::JitEvent::GroupRunInterpreted);
