@@ -71,7 +71,7 @@ inline const char* read_decimal(std::string_view text, Decimal& d) {
   if (i < text.size() && text[i] == '.') {
     if (++i == text.size() || !is_digit(text[i])) return "no digit after '.'";
     for (std::size_t digits = 0; i < text.size() && is_digit(text[i]); ++i, ++digits) {
-      if (digits == kMaxFractionDigits) continue;  // beyond any unit's resolution
+      if (digits >= kMaxFractionDigits) continue;  // beyond any unit's resolution
       d.fraction = d.fraction * 10 + static_cast<unsigned>(text[i] - '0');
       d.scale *= 10;
     }

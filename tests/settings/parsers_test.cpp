@@ -50,6 +50,16 @@ TEST(SettingParsers, BytesTakeBinarySuffixesAndPlainBytes) {
   for (auto [text, bytes] : cases) EXPECT_EQ(parse_bytes("KILN_X", text), bytes) << text;
 }
 
+// Digits past the 18th of a fraction are below any unit's resolution and are
+// read but dropped; a long fraction once kept multiplying the scale until it
+// wrapped to 0 and the division trapped (found by settings_fuzz).
+TEST(SettingParsers, LongFractionsAreReadToTheirEnd) {
+  const std::string long_fraction = "1." + std::string(200, '8') + "111111";
+  EXPECT_EQ(parse_bytes("KILN_X", long_fraction), 1u);
+  EXPECT_EQ(parse_bytes("KILN_X", "0." + std::string(60, '5') + "K"), 568u);
+  EXPECT_NEAR(parse_duration("KILN_X", long_fraction, TimeUnit::Milliseconds, 1), 1.888888888888888888, 1e-12);
+}
+
 TEST(SettingParsers, BytesRejectEverythingElse) {
   expect_rejected({"", "-1", "+1", " 1", "1 ", "1.", ".5", "1.5.5", "abc", "12x", "1KK", "1Q", "1e9", "1iB", "K",
                    "0x10", "18446744073709551616", "16777216T", "17179869184G"},
