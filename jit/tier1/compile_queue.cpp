@@ -73,6 +73,11 @@ class Queue {
     done_.wait(lock, [&] { return open_.empty(); });
   }
 
+  void wait_abandoned() {
+    std::unique_lock lock(mu_);
+    done_.wait(lock, [&] { return abandoned_running_ == 0; });
+  }
+
  private:
   // Under mu_.
   void start_slot() {
@@ -138,7 +143,11 @@ class Queue {
       lock.lock();
       // Abandoned: the watchdog finished the job and gave the slot to a
       // fresh thread; this one bows out.
-      if (abandoned->load()) return;
+      if (abandoned->load()) {
+        --abandoned_running_;
+        done_.notify_all();
+        return;
+      }
       running_.reset();
       watch_.notify_all();
       finish(id);
@@ -160,6 +169,7 @@ class Queue {
       Running stuck = std::move(*running_);
       running_.reset();
       stuck.abandoned->store(true);
+      ++abandoned_running_;
       finish(stuck.id);
       start_slot();
       lock.unlock();
@@ -175,6 +185,7 @@ class Queue {
   std::unordered_set<std::uint64_t> open_;  // queued or running
   std::optional<Running> running_;
   std::uint64_t last_id_ = 0;
+  std::size_t abandoned_running_ = 0;  // abandoned jobs whose run has not returned
   bool started_ = false;
 };
 
@@ -183,6 +194,7 @@ class Queue {
 std::uint64_t submit_compile_job(CompileJob job) { return Queue::instance().submit(std::move(job)); }
 void wait_for_compile_job(std::uint64_t id) { Queue::instance().wait_for(id); }
 void wait_for_compile_queue() { Queue::instance().wait_idle(); }
+void wait_for_abandoned_compile_jobs() { Queue::instance().wait_abandoned(); }
 
 std::chrono::milliseconds compile_timeout() { return std::chrono::milliseconds(timeout_ms().load()); }
 void set_compile_timeout(std::chrono::milliseconds bound) {

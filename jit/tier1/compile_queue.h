@@ -44,6 +44,9 @@ std::uint64_t submit_compile_job(CompileJob job);
 void wait_for_compile_job(std::uint64_t id);
 /// Waits until no job is queued or running (an abandoned one is not).
 void wait_for_compile_queue();
+/// Waits until every abandoned job's `run` has returned (and so has
+/// discarded its result); it may never return while a job is stuck.
+void wait_for_abandoned_compile_jobs();
 
 /// The time bound of one job (KILN_COMPILE_TIMEOUT_MS, default 60 s;
 /// 0 = none; set by kiln::jit::set_compile_timeout).

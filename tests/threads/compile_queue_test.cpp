@@ -114,7 +114,7 @@ TEST(CompileQueue, AbandonsAJobPastItsTimeBoundAndRunsTheNextOnAFreshSlot) {
   EXPECT_EQ(kiln::stats().jit.compiles_timed_out, before + 1);
   wait_for_compile_queue();  // the abandoned job no longer counts
   stuck_gate.open();
-  for (int i = 0; i < 200 && !saw_abandoned; ++i) std::this_thread::sleep_for(10ms);
+  wait_for_abandoned_compile_jobs();
   EXPECT_TRUE(saw_abandoned) << "the stuck job must learn that its result is to be discarded";
 }
 
@@ -153,8 +153,8 @@ TEST(CompileQueue, AKernelCompilePastItsTimeBoundStaysOnTierZeroAndTheNextCompil
   EXPECT_EQ(next->state.load(), KernelState::Compiled);
   EXPECT_NE(next->fn.load(), nullptr);
   gate.open();
-  for (int i = 0; i < 200 && !released; ++i) std::this_thread::sleep_for(10ms);
-  std::this_thread::sleep_for(300ms);  // the abandoned compile finishes; its result is discarded
+  wait_for_abandoned_compile_jobs();  // the abandoned compile has finished and discarded its result
+  EXPECT_TRUE(released);
   EXPECT_EQ(stuck->fn.load(), nullptr);
   EXPECT_EQ(stuck->state.load(), KernelState::Failed);
   set_before_compile_hook(nullptr);
