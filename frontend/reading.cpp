@@ -41,6 +41,9 @@ T* Tensor::data_ptr() const {
   if (dtype_of<T>() != x.dtype)
     throw DtypeError(detail::cat("[data_ptr] expected ", dtype_of<T>(), " for a tensor of dtype ", x.dtype));
   trace::materialize(x, CutReason::DataPtr, true);
+  // The user may keep the pointer: the storage is never evicted again.
+  x.storage->pin_forever();
+  const trace::Storage::Pin pin(*x.storage);
   return static_cast<T*>(x.storage->data()) + x.geo.offset;
 }
 

@@ -9,13 +9,16 @@
 #include <iostream>
 
 #include "jit/engine.h"
+#include "jit/rematerialize.h"
 #include "jit/symbolizer.h"
 #include "jit/tier1/key_info.h"
+#include "memory/residency.h"
 #include "profiler/call_site.h"
 #include "profiler/counters.h"
 #include "profiler/report.h"
 #include "profiler/settings/settings.h"
 #include "trace/executor.h"
+#include "trace/recipe.h"
 #include "trace/trace_buffer.h"
 
 namespace kiln {
@@ -28,6 +31,7 @@ std::atomic<bool> g_report_at_exit{false};
 // Runs at load time of libkiln, before any user code can record an op.
 const bool engine_registered = [] {
   trace::set_executor(&jit::engine());
+  trace::set_rematerializer(&jit::rematerialize);
   profiler::set_key_inspector(&jit::inspect_key);
   profiler::set_symbolizer(&jit::symbolize);
   g_report_at_exit.store(
@@ -56,6 +60,12 @@ Stats stats() {
   s.pooled_bytes = m.pooled_bytes;
   s.budget_bytes = m.budget_bytes;
   s.oom_errors = m.oom_errors;
+  const memory::ResidencyStats r = memory::residency_stats();
+  s.evictions = r.evictions;
+  s.bytes_evicted = r.bytes_evicted;
+  s.recomputes = r.recomputes;
+  s.recompute_ms = r.recompute_ms;
+  s.ooms_avoided = r.ooms_avoided;
   return s;
 }
 

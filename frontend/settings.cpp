@@ -7,6 +7,7 @@
 #include "jit/threads.h"
 #include "jit/tier1/disk_cache.h"
 #include "jit/tuning/tuning_store.h"
+#include "memory/residency.h"
 #include "profiler/dump_target.h"
 #include "profiler/enabled.h"
 #include "profiler/settings/settings.h"
@@ -20,6 +21,8 @@ using knobs::Id;
 
 void set_memory_budget(std::size_t bytes) { memory::set_budget(bytes); }
 std::size_t memory_budget() { return memory::budget(); }
+void set_eviction_policy(const std::string& policy) { memory::set_policy(memory::policy_named(policy)); }
+std::string eviction_policy() { return memory::policy_name(memory::policy()); }
 
 void set_trace_limit(std::int64_t ops) { trace::set_trace_limit(ops); }
 std::int64_t trace_limit() { return trace::trace_limit(); }

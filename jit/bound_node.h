@@ -12,9 +12,13 @@
 //     on a narrower tensor) is computed into a temporary of the compute
 //     dtype and converted into place by finish().
 // Temporaries come from the memory pool and are returned when the
-// BoundNode dies, also when the kernel throws.
+// BoundNode dies, also when the kernel throws. Every storage the node
+// touches is pinned for the BoundNode's lifetime (inputs first, so that
+// allocating the output can evict anything but them), and an evicted input
+// is recomputed before its bytes are taken.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "jit/kernels/kernel.h"
@@ -37,6 +41,7 @@ class BoundNode {
   kernels::TensorArg stage(const kernels::TensorArg& source, ScalarType dtype);
   kernels::TensorArg scalar_input(int k, ScalarType dtype);
 
+  std::optional<trace::Storage::Pin> pins_[trace::kMaxArity + 1];
   kernels::KernelCall call_;
   kernels::TensorArg final_out_;
   bool output_staged_ = false;

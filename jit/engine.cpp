@@ -1,14 +1,18 @@
 #include "jit/engine.h"
 
 #include <chrono>
+#include <optional>
 
 #include "jit/bound_node.h"
 #include "jit/kernels/kernel.h"
 #include "jit/segment_plan.h"
 #include "jit/threads.h"
 #include "jit/tier1/segment_jit.h"
-#include "trace/executor.h"
+#include "memory/residency.h"
 #include "profiler/counters.h"
+#include "profiler/enabled.h"
+#include "trace/executor.h"
+#include "trace/recipe.h"
 
 namespace kiln::jit {
 namespace {
@@ -77,6 +81,21 @@ Engine::Engine() { num_threads(); }  // applies KILN_NUM_THREADS before the firs
 
 namespace {
 
+// Before `node` writes its output: values evicted under a budget that were
+// made from what the output holds are dealt with first (trace/recipe.h).
+void before_write(const trace::Segment& segment, const trace::Node& node) {
+  trace::Storage& out = *segment.values[node.out.value].storage;
+  if (out.has_dependents()) out.before_overwrite();
+}
+
+// After node `index` wrote its output: its recipe kept (under a budget),
+// or a recipe it overwrote dropped.
+void note_written(const trace::Segment& segment, std::optional<trace::RecipeRules>& recipes,
+                  std::uint32_t index, std::uint32_t ran_until, std::int64_t ns) {
+  if (recipes) trace::after_write(segment, *recipes, index, ran_until, ns);
+  else trace::forget_overwritten(segment, segment.nodes[index]);
+}
+
 std::int64_t since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
 }
@@ -91,6 +110,10 @@ void Engine::run(trace::Segment& segment) {
   const std::shared_ptr<SegmentJit> jit = jit_for(segment, segment_plan, scratch);
   const SegmentPlan& plan = *segment_plan;
   const bool fused = jit && jit->planned.load(std::memory_order_acquire);
+  // Under a budget each value written whole keeps its recipe, so that it
+  // can be evicted and recomputed (trace/recipe.h).
+  std::optional<trace::RecipeRules> recipes;
+  if (memory::residency_enabled()) recipes.emplace(segment);
   Intermediates intermediates(segment);
   auto release = plan.releases.begin();
   bool any_compiled = false;
@@ -105,6 +128,8 @@ void Engine::run(trace::Segment& segment) {
     const std::int32_t g = fused ? jit->group_of[i] : -1;
     if (g >= 0 && i == jit->groups[g].nodes.front() && !taint.any()) {
       bool compiled = false;
+      for (std::uint32_t j : jit->groups[g].nodes) before_write(segment, segment.nodes[j]);
+      const std::int64_t group_ns = recipes ? profiler::now_ns() : 0;
       try {
         compiled = run_fused(segment, jit->groups[g], *jit->kernels[g], start_ns);
       } catch (...) {
@@ -114,6 +139,10 @@ void Engine::run(trace::Segment& segment) {
       if (compiled) {
         skip_group = g;
         any_compiled = true;
+        const std::vector<std::uint32_t>& nodes = jit->groups[g].nodes;
+        const std::int64_t per_node =
+            recipes ? (profiler::now_ns() - group_ns) / static_cast<std::int64_t>(nodes.size()) : 0;
+        for (std::uint32_t j : nodes) note_written(segment, recipes, j, nodes.back(), per_node);
       } else {
         timed_group = g;
         group_start = std::chrono::steady_clock::now();
@@ -125,9 +154,14 @@ void Engine::run(trace::Segment& segment) {
         taint.mark(node.out.value);
       } else {
         try {
-          BoundNode bound(segment, node);
-          kernels::kernel_for(node.op)(bound.call());
-          bound.finish();
+          before_write(segment, node);
+          const std::int64_t node_ns = recipes ? profiler::now_ns() : 0;
+          {
+            BoundNode bound(segment, node);
+            kernels::kernel_for(node.op)(bound.call());
+            bound.finish();
+          }
+          note_written(segment, recipes, i, i, recipes ? profiler::now_ns() - node_ns : 0);
         } catch (...) {
           taint.fail(std::current_exception());
           taint.mark(node.out.value);

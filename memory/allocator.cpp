@@ -11,6 +11,7 @@
 
 #include "memory/free_list.h"
 #include "memory/oom_report.h"
+#include "memory/residency.h"
 #include "memory/size_class.h"
 #include "profiler/format.h"
 #include "profiler/settings/settings.h"
@@ -31,6 +32,7 @@ constinit std::atomic<std::uint64_t> g_peak{0};
 constinit std::atomic<std::uint64_t> g_oom_errors{0};
 constinit std::atomic<std::size_t> g_budget{0};
 constinit std::atomic<bool> g_budget_known{false};
+constinit std::atomic<bool> g_budget_ever{false};
 constinit std::mutex g_budget_mutex;
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
@@ -38,7 +40,9 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 [[gnu::noinline]] void read_budget_variable() {
   std::lock_guard lock(g_budget_mutex);
   if (g_budget_known.load(std::memory_order_relaxed)) return;
-  g_budget.store(profiler::settings::read_bytes(profiler::settings::Id::MemoryBudget), std::memory_order_relaxed);
+  const std::size_t bytes = profiler::settings::read_bytes(profiler::settings::Id::MemoryBudget);
+  if (bytes != 0) g_budget_ever.store(true);
+  g_budget.store(bytes, std::memory_order_relaxed);
   g_budget_known.store(true, std::memory_order_release);
 }
 
@@ -66,19 +70,26 @@ MemorySnapshot snapshot() {
   throw OutOfMemory(oom_report(request, capacity, cause, snapshot()));
 }
 
-/// Adds `capacity` to live bytes if the budget allows; returns the new total.
+/// Adds `capacity` to live bytes if the budget allows, evicting values that
+/// can be recomputed to make room; returns the new total.
 std::uint64_t reserve(std::size_t request, std::size_t capacity) {
+  // Another thread may take the room an eviction made: a few rounds first.
+  constexpr int kMakeRoomRounds = 8;
   const std::size_t budget = current_budget();
   std::uint64_t live = g_live.load(std::memory_order_relaxed);
-  do {
+  for (int rounds = 0;;) {
     if (budget != 0 && live + capacity > budget) [[unlikely]] {
+      if (++rounds <= kMakeRoomRounds && make_room(live + capacity - budget)) {
+        live = g_live.load(std::memory_order_relaxed);
+        continue;
+      }
       trim();  // Pooled memory does not count, but the system can use it.
       out_of_memory(request, capacity,
-                    cat("live ", format_bytes(live), " + request exceeds the budget of ",
-                        format_bytes(budget)));
+                    cat("live ", format_bytes(live), " + request exceeds the budget of ", format_bytes(budget),
+                        " and nothing evictable is left", residents_report()));
     }
-  } while (!g_live.compare_exchange_weak(live, live + capacity, std::memory_order_relaxed));
-  return live + capacity;
+    if (g_live.compare_exchange_weak(live, live + capacity, std::memory_order_relaxed)) return live + capacity;
+  }
 }
 
 void unreserve(std::size_t capacity) noexcept { g_live.fetch_sub(capacity, std::memory_order_relaxed); }
@@ -186,11 +197,15 @@ void trim() noexcept {
 
 void set_budget(std::size_t bytes) {
   std::lock_guard lock(g_budget_mutex);
+  if (bytes != 0) g_budget_ever.store(true);
   g_budget.store(bytes, std::memory_order_relaxed);
   g_budget_known.store(true, std::memory_order_release);
 }
 
 std::size_t budget() { return current_budget(); }
+
+bool residency_enabled() { return current_budget() != 0; }
+bool residency_ever_enabled() noexcept { return g_budget_ever.load(); }
 
 MemoryStats stats() {
   MemoryStats s;

@@ -1,28 +1,363 @@
 #include "trace/storage.h"
 
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <vector>
+
+#include <kiln/error.h>
+
+#include "profiler/cut_sites.h"
+#include "profiler/enabled.h"
+#include "profiler/events.h"
+#include "profiler/format.h"
+#include "trace/recipe.h"
+
 namespace kiln::trace {
+namespace {
+
+std::atomic<Rematerializer> g_rematerializer{nullptr};
+
+// Woken when a recomputation ends; waited on under memory::residency_mutex().
+std::condition_variable& recomputed() {
+  static auto* cv = new std::condition_variable;
+  return *cv;
+}
+
+// DTR's e*: the cost of a value's recipe, plus that of its evicted
+// producers, which recomputing it would recompute first. A walk of at most
+// kMaxVisits recipes keeps a sample's scoring in microseconds.
+double chain_cost(const Recipe& recipe) {
+  constexpr int kMaxVisits = 64;
+  double cost = static_cast<double>(recipe.cost_ns);
+  std::vector<const Recipe*> stack{&recipe};
+  std::vector<const Storage*> seen;
+  int visits = 0;
+  while (!stack.empty() && visits < kMaxVisits) {
+    const Recipe* r = stack.back();
+    stack.pop_back();
+    for (const Recipe::Input& in : r->inputs) {
+      const Storage* s = in.held.get();
+      if (!s || !s->is_evicted() || !s->recipe()) continue;
+      bool known = false;
+      for (const Storage* t : seen) known |= t == s;
+      if (known) continue;
+      seen.push_back(s);
+      ++visits;
+      cost += static_cast<double>(s->recipe()->cost_ns);
+      stack.push_back(s->recipe());
+    }
+  }
+  return cost;
+}
+
+}  // namespace
+
+void set_rematerializer(Rematerializer fn) { g_rematerializer.store(fn); }
 
 Storage::Storage(void* data, std::size_t nbytes, std::function<void(void*)> deleter)
     : nbytes_(nbytes), data_(data), deleter_(std::move(deleter)), borrowed_(true) {}
 
 Storage::~Storage() {
+  // A recipe may be reading this storage under the lock (its version, its
+  // state): that read ends before the members go. The recipe this storage
+  // holds is destroyed after the lock is released.
+  RecipePtr recipe;
+  if (memory::residency_ever_enabled()) {
+    std::lock_guard lock(memory::residency_mutex());
+    memory::remove_resident(*this);
+    recipe = std::move(recipe_);
+  }
   if (borrowed_) {
     if (deleter_) deleter_(data_);
-  } else {
-    release_memory();
+  } else if (block_.ptr) {
+    memory::release(block_);
   }
 }
 
-void Storage::allocate() { 
+void Storage::allocate() {
+  KILN_CHECK(state_.load() != kEvicted, "an evicted storage written without a pin");
   block_ = memory::allocate(nbytes_);
   data_ = block_.ptr;
+  if (memory::residency_enabled()) {
+    std::lock_guard lock(memory::residency_mutex());
+    tracked_.store(true, std::memory_order_relaxed);
+    last_use_ns_.store(profiler::now_ns(), std::memory_order_relaxed);
+    memory::add_resident(*this);
+  }
 }
 
 void Storage::release_memory() noexcept {
-  if (borrowed_ || !block_.ptr) return;
+  if (borrowed_) return;
+  dead_.store(true, std::memory_order_relaxed);
+  if (!tracked_.load(std::memory_order_relaxed)) {
+    if (!block_.ptr) return;
+    memory::release(block_);
+    block_ = {};
+    data_ = nullptr;
+    released_.store(true, std::memory_order_relaxed);
+    return;
+  }
+  RecipePtr lost;  // destroyed after the lock is released
+  std::lock_guard lock(memory::residency_mutex());
+  // Kept: a recomputation reads it; or it has no recipe and an evicted value
+  // is to be recomputed from it (it goes once none is: why_not_evictable).
+  if (pins_.load() != 0 || !block_.ptr || ((!recipe_ || recipe_problem()) && has_evicted_reader())) return;
+  memory::remove_resident(*this);
   memory::release(block_);
   block_ = {};
   data_ = nullptr;
+  if (recipe_ && !recipe_problem() && hold_leaves()) {
+    state_.store(kEvicted, std::memory_order_release);
+  } else {
+    lost = std::move(recipe_);
+    has_recipe_.store(false, std::memory_order_relaxed);
+    recipe_depth_.store(0, std::memory_order_relaxed);
+    released_.store(true, std::memory_order_relaxed);
+    no_recipe_ = "freed after its last use";
+  }
+}
+
+bool Storage::hold_leaves() {
+  for (Recipe::Input& in : recipe_->inputs) {
+    if (in.held) continue;
+    in.held = HeldRef(in.watch.lock());
+    if (!in.held) return false;  // what was locked stays held: dropping it here could destroy it under the lock
+  }
+  return true;
+}
+
+void Storage::pin_forever() {
+  if (pinned_forever_.exchange(true)) return;
+  if (has_dependents()) before_overwrite();
+}
+
+void Storage::add_dependent(const std::shared_ptr<Storage>& reader) {
+  if (dependents_.size() >= prune_dependents_at_) {
+    std::erase_if(dependents_, [](const Dependent& d) { return d.weak.expired(); });
+    prune_dependents_at_ = std::max<std::size_t>(8, 2 * dependents_.size());
+  }
+  dependents_.push_back({reader, reader.get()});
+  has_dependents_.store(true, std::memory_order_release);
+}
+
+// Under the lock: is a value evicted, or being recomputed, from this one?
+bool Storage::has_evicted_reader() const {
+  for (const Dependent& d : dependents_) {
+    if (d.weak.expired() || !d.raw->reads(this)) continue;
+    const std::uint8_t state = d.raw->state_.load();
+    if (state == kEvicted || state == kRecomputing) return true;
+  }
+  return false;
+}
+
+bool Storage::reads(const Storage* input) const {
+  if (!recipe_) return false;
+  for (const Recipe::Input& in : recipe_->inputs)
+    if (in.storage == input) return true;
+  return false;
+}
+
+void Storage::before_overwrite() {
+  // What recipes read of this storage must not change under them: they are
+  // redirected to a copy of what it holds now, which they then hold. A copy
+  // of the (usually small) storage written, not a recomputation of its
+  // readers: an optimizer step writes every parameter in place while the
+  // activations and gradients made from the old values may be evicted.
+  bool read = false;
+  {
+    std::lock_guard lock(memory::residency_mutex());
+    for (const Dependent& d : dependents_) read |= !d.weak.expired() && d.raw->reads(this);
+    if (!read) {
+      dependents_.clear();
+      has_dependents_.store(false, std::memory_order_relaxed);
+      return;
+    }
+  }
+  auto before = std::make_shared<Storage>(nbytes_);
+  {
+    const Pin source(*this);
+    const Pin target(*before);
+    std::memcpy(before->data(), data(), nbytes_);
+  }
+  std::lock_guard lock(memory::residency_mutex());
+  for (const Dependent& d : dependents_) {
+    if (d.weak.expired() || !d.raw->reads(this)) continue;
+    for (Recipe::Input& in : d.raw->recipe_->inputs) {
+      if (in.storage != this) continue;
+      // Held, resident or evicted: nothing else holds the copy.
+      in.storage = before.get();
+      in.held = HeldRef(before);
+      in.watch.reset();
+      in.leaf = false;
+      in.version = before->version();
+    }
+    before->dependents_.push_back({d.weak, d.raw});
+  }
+  before->has_dependents_.store(!before->dependents_.empty(), std::memory_order_release);
+  dependents_.clear();
+  has_dependents_.store(false, std::memory_order_relaxed);
+}
+
+Storage::Pin::Pin(Storage& s) : s_(&s) {
+  s.pins_.fetch_add(1);  // seq_cst: the evictor sets state_, then reads pins_
+  if (s.state_.load() != kResident) [[unlikely]] {
+    try {
+      s.settle();
+    } catch (...) {
+      s.pins_.fetch_sub(1);
+      throw;
+    }
+  }
+  if (s.tracked_.load(std::memory_order_relaxed)) s.last_use_ns_.store(profiler::now_ns(), std::memory_order_relaxed);
+}
+
+void Storage::settle() {
+  std::unique_lock lock(memory::residency_mutex());
+  for (;;) {
+    switch (state_.load()) {
+      case kResident: return;
+      case kEvicting:  // set and cleared under the lock: never seen here
+        KILN_CHECK(false, "a storage seen mid-eviction");
+        return;
+      case kRecomputing:
+        if (recomputer_ == std::this_thread::get_id()) return;  // the recomputation writing it
+        recomputed().wait(lock);
+        break;
+      case kEvicted: recompute(lock); return;
+      case kLost:
+        throw Error(detail::cat("[memory] ", nbytes_, " bytes evicted under the memory budget can no longer be ",
+                                "recomputed: a tensor they were made from was overwritten (a kiln bug; please report)"));
+    }
+  }
+}
+
+// Under the lock, state kEvicted, pinned by the caller. Returns with the
+// lock released (what it drops may destroy storages, which take it).
+void Storage::recompute(std::unique_lock<std::mutex>& lock) {
+  const Rematerializer rematerialize = g_rematerializer.load();
+  KILN_CHECK(recipe_ && rematerialize, "an evicted storage without a recipe");
+  state_.store(kRecomputing);
+  recomputer_ = std::this_thread::get_id();
+  std::vector<std::shared_ptr<Storage>> inputs;
+  for (const Recipe::Input& in : recipe_->inputs) {
+    KILN_CHECK(in.held.get()->version() == in.version, "an evicted ", describe(), " would be recomputed from an input ",
+               "written since it was made");
+    inputs.push_back(in.held.shared());  // an evicted value holds its leaves
+  }
+  // The recipe stays: only a write into this storage drops it, and a
+  // writer pins first, so it waits for this recomputation.
+  const Recipe& recipe = *recipe_;
+  lock.unlock();
+  const std::int64_t start = profiler::now_ns();
+  std::exception_ptr failure;
+  try {
+    rematerialize(*this, recipe, inputs);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  const std::int64_t took = profiler::now_ns() - start;
+  std::vector<HeldRef> watched_again;  // leaves go back to being watched, not held
+  lock.lock();
+  recomputer_ = {};
+  if (failure) {
+    if (block_.ptr) {
+      memory::remove_resident(*this);
+      memory::release(block_);
+      block_ = {};
+      data_ = nullptr;
+    }
+    state_.store(kEvicted);
+  } else {
+    for (Recipe::Input& in : recipe_->inputs)
+      if (in.leaf) watched_again.push_back(std::move(in.held));
+    state_.store(kResident);
+    memory::add_resident(*this);
+    last_use_ns_.store(profiler::now_ns(), std::memory_order_relaxed);
+  }
+  recomputed().notify_all();
+  lock.unlock();
+  if (failure) std::rethrow_exception(failure);
+  memory::note_recompute(took);
+  profiler::log_event({profiler::EventKind::Recomputed, 0, profiler::format_bytes(nbytes_), 0, start, took});
+}
+
+// Under the lock: why the recipe cannot make the value now, null if it can.
+const char* Storage::recipe_problem() const {
+  if (!recipe_) return no_recipe_ ? no_recipe_ : "a leaf: made by no recorded op (a parameter, an input, state)";
+  if (recipe_->version != version()) return "written in place since it was made";
+  for (const Recipe::Input& in : recipe_->inputs) {
+    // A watched leaf that still exists cannot finish dying while the lock is
+    // held (its destructor takes it first), so reading it here is safe.
+    if (!in.held && in.watch.expired()) return "an input it is made from was freed";
+    const Storage* s = in.storage;
+    if (s->version() != in.version) return "an input it is made from was overwritten";
+    if (s->is_released() || s->state_.load() == kLost) return "an input it is made from was freed";
+  }
+  return nullptr;
+}
+
+const char* Storage::why_not_evictable() const {
+  if (borrowed_) return "memory lent by from_blob";
+  if (pinned_forever_.load()) return "its data_ptr() was handed out";
+  if (pins_.load() != 0) return "in use (a kernel or a read)";
+  const char* problem = recipe_problem();
+  // Dead (no handle, released by its segment), and no evicted value is to
+  // be made from it: it can go for good, recipe or not.
+  if (problem && dead_.load(std::memory_order_relaxed) && !has_evicted_reader()) return nullptr;
+  return problem;
+}
+
+memory::Candidate Storage::candidate(std::int64_t now_ns) const {
+  memory::Candidate c;
+  c.bytes = block_.bytes;
+  c.cost_ns = recipe_problem() ? 0 : chain_cost(*recipe_);  // dead for good: nothing will need it
+  c.idle_ns = static_cast<double>(now_ns - last_use_ns_.load(std::memory_order_relaxed));
+  return c;
+}
+
+bool Storage::evict() {
+  state_.store(kEvicting);  // seq_cst: then read pins_, as a pin does the reverse
+  if (pins_.load() != 0) {
+    state_.store(kResident);
+    return false;
+  }
+  if (recipe_problem()) {  // dead, and no evicted value is made from it: freed for good
+    memory::release(block_);
+    block_ = {};
+    data_ = nullptr;
+    released_.store(true, std::memory_order_relaxed);
+    state_.store(kLost);  // a use would be a kiln bug: it throws, never reads freed bytes
+    return true;
+  }
+  // While evicted, the value needs its leaves: they are held, not watched.
+  if (!hold_leaves()) {  // one died since why_not_evictable() looked
+    state_.store(kResident);
+    return false;
+  }
+  memory::release(block_);
+  block_ = {};
+  data_ = nullptr;
+  state_.store(kEvicted);
+  return true;
+}
+
+RecipePtr Storage::swap_recipe(RecipePtr recipe, const char* why) {
+  has_recipe_.store(recipe != nullptr, std::memory_order_relaxed);
+  recipe_depth_.store(recipe ? recipe->depth : 0, std::memory_order_relaxed);
+  no_recipe_ = recipe ? nullptr : why;
+  std::swap(recipe, recipe_);
+  if (recipe_ && !data_) state_.store(kEvicted);  // never allocated (fused away): made when needed
+  return recipe;
+}
+
+std::string Storage::describe() const {
+  if (!recipe_) return detail::cat(profiler::format_bytes(nbytes_), " made by no recorded op");
+  const Node& made = recipe_->nodes.front();
+  std::string out = detail::cat(made.out.dtype, " ", shape_str(made.out.geo.shape()), " made by ", name(made.op));
+  for (std::size_t i = 1; i < recipe_->nodes.size(); ++i) out += detail::cat(", ", name(recipe_->nodes[i].op));
+  if (recipe_->site) out += detail::cat(" (segment cut at ", profiler::site_location(recipe_->site).text, ")");
+  return out;
 }
 
 }  // namespace kiln::trace

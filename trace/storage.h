@@ -5,6 +5,14 @@
 // trace buffer holding unflushed writes to it; `readers` counts buffers
 // whose pending ops read it. Together they let any thread see whether it
 // must flush another thread's buffer before touching the storage.
+//
+// Residency: while a memory budget is set, an allocated storage is a
+// memory::Resident, and one with a recipe (trace/recipe.h) may be evicted
+// to make room: its bytes are freed and recomputed at its next use. Code
+// that touches the bytes holds a Pin for as long as it uses them: pinning
+// recomputes an evicted storage, and a pinned storage is never evicted.
+// The pin's fast path is two atomic operations against the evictor's two
+// (a Dekker handshake on `pins_` and `state_`), no lock.
 #pragma once
 
 #include <atomic>
@@ -13,14 +21,27 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include <kiln/memory/memory.h>
+
+#include "memory/residency.h"
 
 namespace kiln::trace {
 
 class TraceBuffer;
+struct Recipe;
+/// Deletes a Recipe where its type is complete (trace/recipe.cpp), so that
+/// this header need not include it (recipe.h includes segment.h, which
+/// includes this).
+struct RecipeDeleter {
+  void operator()(Recipe* recipe) const noexcept;
+};
+using RecipePtr = std::unique_ptr<Recipe, RecipeDeleter>;
 
-class Storage {
+class Storage final : public memory::Resident {
  public:
   /// An unallocated storage of `nbytes`; memory is taken at first write or read.
   explicit Storage(std::size_t nbytes) : nbytes_(nbytes) {}
@@ -35,13 +56,55 @@ class Storage {
   /// kiln's back, so ops touching it are not deferred.
   bool is_borrowed() const { return borrowed_; }
   bool is_allocated() const { return data_ != nullptr; }
-  /// The bytes; allocates them (from the memory pool) on first use.
+  /// The bytes; allocates them (from the memory pool) on first use. Hold a
+  /// Pin while using them: an unpinned storage may be evicted meanwhile.
   void* data() {
     if (!data_) allocate();
     return data_;
   }
-  /// Returns pooled memory early (a segment's intermediate after its last reader).
+  /// Returns pooled memory early (a segment's intermediate after its last
+  /// reader: no handle holds it, none ever will). With a recipe it stays
+  /// recomputable (evicted), for the recipes that read it; else it is gone.
   void release_memory() noexcept;
+
+  /// Whether the memory manager freed its bytes (it is recomputed when pinned).
+  bool is_evicted() const { return state_.load(std::memory_order_acquire) == kEvicted; }
+  bool has_recipe() const { return has_recipe_.load(std::memory_order_relaxed); }
+  /// Registered with the memory manager (allocated while a budget was set).
+  bool is_tracked() const { return tracked_.load(std::memory_order_relaxed); }
+  /// Its bytes were returned after their last use, with no recipe to make them again.
+  bool is_released() const { return released_.load(std::memory_order_relaxed); }
+  /// Never evicted from now on: the user holds a pointer into it (data_ptr)
+  /// and may write through it, so it is treated as overwritten now.
+  void pin_forever();
+  bool is_pinned_forever() const { return pinned_forever_.load(); }
+
+  /// Whether recipes of other values read this storage.
+  bool has_dependents() const { return has_dependents_.load(std::memory_order_acquire); }
+  /// Called before this storage is written in place: the recipes that read
+  /// it read a copy of what it holds now instead (held by them).
+  void before_overwrite();
+  /// Under memory::residency_mutex(): `reader`'s recipe reads this storage.
+  void add_dependent(const std::shared_ptr<Storage>& reader);
+  /// Counts the recipes holding it (trace::HeldRef).
+  void count_recipe_holder(int delta) noexcept { held_by_recipes_.fetch_add(delta, std::memory_order_relaxed); }
+
+  // memory::Resident, under memory::residency_mutex().
+  std::size_t resident_bytes() const override { return block_.bytes; }
+  const char* why_not_evictable() const override;
+  memory::Candidate candidate(std::int64_t now_ns) const override;
+  bool evict() override;
+  std::string describe() const override;
+
+  /// Under memory::residency_mutex(): installs `recipe` (null: drops the
+  /// one it had, with `why` it has none) and returns the old one, to be
+  /// destroyed after the lock is released (it may hold the last reference
+  /// to another storage, whose destructor takes the lock).
+  RecipePtr swap_recipe(RecipePtr recipe, const char* why);
+  /// Under memory::residency_mutex(): its recipe, null if none.
+  const Recipe* recipe() const { return recipe_.get(); }
+  /// The longest chain of producers behind it (0: no recipe).
+  std::uint32_t recipe_depth() const { return recipe_depth_.load(std::memory_order_relaxed); }
 
   /// Set when the segment that was to write this storage failed: reading it
   /// rethrows the original message instead of returning garbage.
@@ -54,6 +117,23 @@ class Storage {
   std::uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
+  /// Keeps a storage's bytes in memory (recomputing them if they were
+  /// evicted) for the Pin's lifetime.
+  class Pin {
+   public:
+    explicit Pin(Storage& s);
+    ~Pin() {
+      if (s_) s_->pins_.fetch_sub(1, std::memory_order_release);
+    }
+    Pin(Pin&& other) noexcept : s_(std::exchange(other.s_, nullptr)) {}
+    Pin(const Pin&) = delete;
+    Pin& operator=(const Pin&) = delete;
+    Pin& operator=(Pin&&) = delete;
+
+   private:
+    Storage* s_;
+  };
+
   std::atomic<TraceBuffer*> writer{nullptr};
   std::atomic<std::int32_t> readers{0};
   /// (buffer serial << 32 | value slot) of the last buffer that looked this
@@ -61,7 +141,21 @@ class Storage {
   std::atomic<std::uint64_t> slot_hint{~std::uint64_t{0}};
 
  private:
+  // kLost: freed for good (dead, and nothing evicted is made from it); a
+  // use would be a kiln bug, and throws instead of reading freed bytes.
+  enum State : std::uint8_t { kResident, kEvicting, kEvicted, kRecomputing, kLost };
+  struct Dependent {
+    std::weak_ptr<Storage> weak;
+    Storage* raw;  // valid under the lock while `weak` has not expired
+  };
+
   void allocate();
+  void settle();
+  void recompute(std::unique_lock<std::mutex>& lock);
+  bool hold_leaves();
+  bool reads(const Storage* input) const;
+  bool has_evicted_reader() const;
+  const char* recipe_problem() const;
 
   std::size_t nbytes_;
   void* data_ = nullptr;
@@ -70,6 +164,25 @@ class Storage {
   bool borrowed_ = false;
   std::shared_ptr<const std::string> failure_;
   std::atomic<std::uint32_t> version_{0};
+
+  // Residency. `pins_` and `state_` are the lock-free handshake; the rest is
+  // under memory::residency_mutex().
+  std::atomic<std::uint32_t> pins_{0};
+  std::atomic<std::uint8_t> state_{kResident};
+  std::atomic<bool> has_recipe_{false};
+  std::atomic<std::uint32_t> recipe_depth_{0};
+  std::atomic<bool> tracked_{false};
+  std::atomic<bool> released_{false};
+  std::atomic<bool> dead_{false};  // released after its last use: only recipes may want it  // ever registered: release and destruction take the lock
+  std::atomic<std::int64_t> last_use_ns_{0};
+  std::atomic<bool> pinned_forever_{false};
+  const char* no_recipe_ = nullptr;  // why it has none; null: a leaf
+  RecipePtr recipe_;
+  std::thread::id recomputer_;
+  std::vector<Dependent> dependents_;
+  std::size_t prune_dependents_at_ = 8;
+  std::atomic<bool> has_dependents_{false};
+  std::atomic<std::int32_t> held_by_recipes_{0};
 };
 
 }  // namespace kiln::trace

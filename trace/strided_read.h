@@ -11,6 +11,7 @@ namespace kiln::trace {
 template <class Src, class T>
 void read_strided(const TensorImpl& x, std::vector<T>& out) {
   const Geometry& g = x.geo;
+  const Storage::Pin pin(*x.storage);  // not evicted while it is read
   const Src* base = static_cast<const Src*>(x.storage->data()) + g.offset;
   std::int64_t n = g.numel();
   out.resize(static_cast<std::size_t>(n));

@@ -14,10 +14,22 @@
 
 namespace kiln {
 
-/// Memory budget in bytes (0 = unlimited). An allocation past it throws
-/// kiln::OutOfMemory with a report. KILN_MEMORY_BUDGET ("2G").
+/// Memory budget in bytes (0 = unlimited). KILN_MEMORY_BUDGET ("2G"). An
+/// allocation past it first evicts values kiln can recompute from their
+/// producer (recomputed when next used, by the eviction policy below);
+/// kiln::OutOfMemory, with a report of what holds memory and why it stays,
+/// only when nothing evictable is left. Values made while no budget is set
+/// cannot be evicted: set it before the work it is to bound.
 void set_memory_budget(std::size_t bytes);
 std::size_t memory_budget();
+
+/// Which evictable value goes first over the budget (KILN_EVICTION_POLICY):
+/// "dtr" (default; DTR's heuristic: measured recompute cost, with that of
+/// evicted producers it would recompute too, over bytes x time unused),
+/// "lru" (least recently used) or "largest". Throws kiln::ValueError
+/// for another word.
+void set_eviction_policy(const std::string& policy);
+std::string eviction_policy();
 
 /// Ops recorded before a segment is cut regardless (>= 1; KILN_TRACE_LIMIT).
 void set_trace_limit(std::int64_t ops);

@@ -16,6 +16,7 @@
 #include "jit/tier1/launch.h"
 #include "jit/tier1/matmul_epilogue.h"
 #include "jit/tier1/plan_text.h"
+#include "memory/residency.h"
 #include "profiler/cut_sites.h"
 #include "profiler/enabled.h"
 #include "profiler/events.h"
@@ -282,6 +283,17 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
   if (count > 64) {
     many.resize(count);
     p = many.data();
+  }
+  // Every storage the kernel touches stays in memory while it runs; an
+  // evicted input is recomputed first (only possible once a budget was set).
+  std::vector<trace::Storage::Pin> pins;
+  if (memory::residency_ever_enabled()) {
+    pins.reserve(count);
+    for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs})
+      for (OperandRef ref : *refs) {
+        const trace::Operand& op = operand(segment, ref);
+        if (!op.is_scalar()) pins.emplace_back(*segment.values[op.value].storage);
+      }
   }
   std::size_t n = 0;
   for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs}) {

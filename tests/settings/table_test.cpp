@@ -24,6 +24,7 @@ struct Example {
 // its examples fails EveryKnobAcceptsGoodAndRejectsBadValues.
 const std::map<std::string, Example> kExamples = {
     {"KILN_MEMORY_BUDGET", {"1.5K", "12x"}},
+    {"KILN_EVICTION_POLICY", {"lru", "LRU"}},
     {"KILN_TRACE_LIMIT", {"100", "0"}},
     {"KILN_NUM_THREADS", {"3", "65537"}},
     {"KILN_JIT", {"off", "2"}},

@@ -1,0 +1,225 @@
+#include "memory/residency.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <vector>
+
+#include <kiln/error.h>
+
+#include "profiler/enabled.h"
+#include "profiler/events.h"
+#include "profiler/format.h"
+#include "profiler/settings/settings.h"
+
+namespace kiln::memory {
+namespace {
+
+// A staleness of zero would make every score infinite or zero alike: a value
+// used this very nanosecond counts as used a microsecond ago.
+constexpr double kMinIdleNs = 1e3;
+
+struct Counters {
+  std::atomic<std::uint64_t> evictions{0}, bytes_evicted{0}, recomputes{0}, recompute_ns{0}, ooms_avoided{0};
+};
+Counters& counters() {
+  static Counters c;
+  return c;
+}
+
+std::atomic<int>& policy_slot() {
+  static std::atomic<int> p{static_cast<int>(
+      policy_named(profiler::settings::read_text(profiler::settings::Id::EvictionPolicy)))};
+  return p;
+}
+
+// Leaked, like the allocator's pools: storages freed by static destructors
+// still find it.
+struct Registry {
+  std::mutex mu;
+  std::vector<Resident*> residents;
+  std::uint64_t rng = 0x9E3779B97F4A7C15ull;  // fixed: the same program evicts the same values
+
+  std::size_t random_index() {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return static_cast<std::size_t>(rng % residents.size());
+  }
+
+  // The evictable resident with the lowest score among about sqrt(N)
+  // sampled; every resident when the sample found none.
+  Resident* pick() {
+    const std::size_t n = residents.size();
+    if (n == 0) return nullptr;
+    const Policy p = policy();
+    const std::int64_t now = profiler::now_ns();
+    Resident* best = nullptr;
+    double best_score = 0;
+    auto consider = [&](Resident* r) {
+      if (r->why_not_evictable()) return false;
+      Candidate c = r->candidate(now);
+      c.idle_ns = std::max(c.idle_ns, kMinIdleNs);
+      const double s = score(p, c);
+      if (!best || s < best_score) {
+        best = r;
+        best_score = s;
+      }
+      return true;
+    };
+    const std::size_t wanted = std::max<std::size_t>(8, static_cast<std::size_t>(std::sqrt(static_cast<double>(n))));
+    if (n <= wanted) {
+      for (Resident* r : residents) consider(r);
+      return best;
+    }
+    std::size_t seen = 0;
+    for (std::size_t draw = 0; draw < 4 * wanted && seen < wanted; ++draw) seen += consider(residents[random_index()]);
+    if (!best)
+      for (Resident* r : residents) consider(r);
+    return best;
+  }
+};
+
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+}  // namespace
+
+double score(Policy policy, const Candidate& c) {
+  const double bytes = static_cast<double>(std::max<std::size_t>(c.bytes, 1));
+  switch (policy) {
+    case Policy::Dtr: return c.cost_ns / (bytes * c.idle_ns);
+    case Policy::Lru: return 1.0 / c.idle_ns;
+    case Policy::Largest: return 1.0 / bytes;
+  }
+  return 0;
+}
+
+const char* policy_name(Policy policy) {
+  switch (policy) {
+    case Policy::Dtr: return "dtr";
+    case Policy::Lru: return "lru";
+    case Policy::Largest: return "largest";
+  }
+  return "?";
+}
+
+Policy policy_named(std::string_view name) {
+  for (Policy p : {Policy::Dtr, Policy::Lru, Policy::Largest})
+    if (name == policy_name(p)) return p;
+  throw ValueError(detail::cat("[set_eviction_policy] unknown policy '", name, "' (accepted: dtr, lru, largest)"));
+}
+
+Policy policy() { return static_cast<Policy>(policy_slot().load(std::memory_order_relaxed)); }
+void set_policy(Policy p) { policy_slot().store(static_cast<int>(p), std::memory_order_relaxed); }
+
+std::mutex& residency_mutex() { return registry().mu; }
+
+void add_resident(Resident& r) {
+  if (r.registry_slot != Resident::kUnregistered) return;
+  std::vector<Resident*>& all = registry().residents;
+  r.registry_slot = all.size();
+  all.push_back(&r);
+}
+
+void remove_resident(Resident& r) {
+  if (r.registry_slot == Resident::kUnregistered) return;
+  std::vector<Resident*>& all = registry().residents;
+  Resident* last = all.back();
+  all[r.registry_slot] = last;
+  last->registry_slot = r.registry_slot;
+  all.pop_back();
+  r.registry_slot = Resident::kUnregistered;
+}
+
+bool make_room(std::size_t bytes) {
+  Registry& reg = registry();
+  std::size_t freed = 0;
+  std::vector<std::size_t> evicted;
+  {
+    std::lock_guard lock(reg.mu);
+    while (freed < bytes) {
+      Resident* victim = reg.pick();
+      if (!victim) break;
+      const std::size_t held = victim->resident_bytes();
+      if (!victim->evict()) continue;
+      remove_resident(*victim);
+      freed += held;
+      evicted.push_back(held);
+    }
+  }
+  Counters& c = counters();
+  c.evictions.fetch_add(evicted.size(), std::memory_order_relaxed);
+  c.bytes_evicted.fetch_add(freed, std::memory_order_relaxed);
+  for (std::size_t held : evicted)
+    profiler::log_event({profiler::EventKind::Evicted, 0, profiler::format_bytes(held)});
+  if (freed < bytes) return false;
+  c.ooms_avoided.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+std::string residents_report() {
+  struct Row {
+    std::size_t bytes;
+    std::string what;
+    const char* why;
+  };
+  std::vector<Row> rows;
+  std::size_t evictable_bytes = 0, value_bytes = 0, values = 0;
+  {
+    Registry& reg = registry();
+    std::lock_guard lock(reg.mu);
+    values = reg.residents.size();
+    for (Resident* r : reg.residents) {
+      const char* why = r->why_not_evictable();
+      value_bytes += r->resident_bytes();
+      if (!why) evictable_bytes += r->resident_bytes();
+      rows.push_back({r->resident_bytes(), {}, why});
+    }
+    constexpr std::size_t kShown = 8;
+    std::vector<std::size_t> order(rows.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const std::size_t shown = std::min(kShown, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
+                      [&](std::size_t a, std::size_t b) { return rows[a].bytes > rows[b].bytes; });
+    std::vector<Row> top;
+    for (std::size_t i = 0; i < shown; ++i) {
+      Row row = rows[order[i]];
+      row.what = reg.residents[order[i]]->describe();
+      top.push_back(std::move(row));
+    }
+    rows = std::move(top);
+  }
+  if (rows.empty()) return {};
+  std::string out = detail::cat("; evictable now: ", profiler::format_bytes(evictable_bytes), " of ",
+                                profiler::format_bytes(value_bytes), " in ", values, " values; the largest:");
+  for (const Row& row : rows)
+    out += detail::cat("\n  ", profiler::format_bytes(row.bytes), "  ", row.what, " -- ",
+                       row.why ? row.why : "evictable");
+  return out;
+}
+
+void note_recompute(std::int64_t ns) noexcept {
+  counters().recomputes.fetch_add(1, std::memory_order_relaxed);
+  counters().recompute_ns.fetch_add(static_cast<std::uint64_t>(std::max<std::int64_t>(ns, 0)),
+                                    std::memory_order_relaxed);
+}
+
+ResidencyStats residency_stats() {
+  const Counters& c = counters();
+  ResidencyStats s;
+  s.evictions = c.evictions.load(std::memory_order_relaxed);
+  s.bytes_evicted = c.bytes_evicted.load(std::memory_order_relaxed);
+  s.recomputes = c.recomputes.load(std::memory_order_relaxed);
+  s.recompute_ms = static_cast<double>(c.recompute_ns.load(std::memory_order_relaxed)) / 1e6;
+  s.ooms_avoided = c.ooms_avoided.load(std::memory_order_relaxed);
+  {
+    std::lock_guard lock(registry().mu);
+    s.residents = registry().residents.size();
+  }
+  return s;
+}
+
+}  // namespace kiln::memory

@@ -1,0 +1,99 @@
+// Residency: the values that hold memory, and which of them to evict when an
+// allocation would pass the budget.
+//
+// A higher layer (trace/'s Storage) registers each allocated value as a
+// Resident while a budget is set. Over budget, allocate() asks make_room()
+// to free enough: it samples about sqrt(N) residents (DTR's prototype does
+// the same, so a step with thousands of live values pays microseconds),
+// scores the evictable ones with the eviction policy, evicts the lowest and
+// repeats. A value that cannot be evicted (a leaf, pinned, in use) says why,
+// and the OOM report lists the largest such values with their reasons.
+//
+// memory/ knows nothing of ops: how a value is recomputed, and what its
+// recomputation costs, is the Resident's business.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace kiln::memory {
+
+/// What the policy sees of one evictable value.
+struct Candidate {
+  std::size_t bytes = 0;  // freed by evicting it
+  double cost_ns = 0;     // time to recompute it, with its evicted producers (DTR's e*)
+  double idle_ns = 0;     // since it was last used (DTR's staleness)
+};
+
+/// The eviction heuristics (KILN_EVICTION_POLICY): DTR's cost / (bytes x
+/// staleness), least recently used first, largest first. Lower scores go
+/// first.
+enum class Policy { Dtr, Lru, Largest };
+double score(Policy policy, const Candidate& c);
+Policy policy();
+void set_policy(Policy policy);
+/// "dtr", "lru", "largest".
+const char* policy_name(Policy policy);
+Policy policy_named(std::string_view name);  // one of policy_name's words
+
+/// One value holding memory. Every virtual is called under residency_mutex().
+class Resident {
+ public:
+  static constexpr std::size_t kUnregistered = ~std::size_t{0};
+
+  /// Memory it holds now.
+  virtual std::size_t resident_bytes() const = 0;
+  /// Null when it can be evicted now, else why not ("a leaf", "pinned").
+  virtual const char* why_not_evictable() const = 0;
+  /// Only for evictable residents.
+  virtual Candidate candidate(std::int64_t now_ns) const = 0;
+  /// Frees its memory (it recomputes itself when used next); false when a
+  /// use that began meanwhile keeps it.
+  virtual bool evict() = 0;
+  /// One line for the OOM report: dtype, shape, producer, call site.
+  virtual std::string describe() const = 0;
+
+  std::size_t registry_slot = kUnregistered;
+
+ protected:
+  ~Resident() = default;
+};
+
+/// Whether a budget is set now: values register and keep recipes.
+bool residency_enabled();
+/// Whether a budget was ever set: from then on a value's destruction
+/// takes residency_mutex() (a recipe may be reading it under the lock).
+bool residency_ever_enabled() noexcept;
+
+/// Guards the registry and every Resident's residency state.
+std::mutex& residency_mutex();
+
+/// Under residency_mutex(): adds or removes a resident (removing an
+/// unregistered one does nothing).
+void add_resident(Resident& r);
+void remove_resident(Resident& r);
+
+/// Evicts residents until `bytes` were freed; false when nothing
+/// evictable is left. Takes residency_mutex() itself.
+bool make_room(std::size_t bytes);
+
+/// The OOM report's part about residents: the largest, and why they stay.
+std::string residents_report();
+
+/// Counts a recomputation that took `ns` (the Resident's side does it).
+void note_recompute(std::int64_t ns) noexcept;
+
+struct ResidencyStats {
+  std::uint64_t evictions = 0;
+  std::uint64_t bytes_evicted = 0;
+  std::uint64_t recomputes = 0;
+  double recompute_ms = 0;
+  std::uint64_t ooms_avoided = 0;
+  std::uint64_t residents = 0;
+};
+ResidencyStats residency_stats();
+
+}  // namespace kiln::memory
