@@ -80,7 +80,6 @@ void after_write(const Segment& segment, RecipeRules& rules, std::uint32_t index
   RecipePtr recipe(new Recipe);
   recipe->cost_ns = cost;
   recipe->site = segment.site;
-  recipe->version = out.version();
   std::uint32_t depth = 0;
   std::vector<std::uint32_t> slot_of_value;  // segment value -> recipe input, for the values read
   std::vector<std::uint32_t> read_values;
@@ -90,9 +89,10 @@ void after_write(const Segment& segment, RecipeRules& rules, std::uint32_t index
       if (read_values[j] == v) return slot_of_value[j];
     const std::shared_ptr<Storage>& storage = segment.values[v].storage;
     if (user_writable(*storage)) refused = "made from memory the user can write (from_blob, data_ptr)";
+    // Fused away by a compiled kernel, with nothing to make it again.
+    if (!storage->has_recipe() && !storage->is_allocated()) refused = "made from a value that was never kept";
     Recipe::Input input;
     input.storage = storage.get();
-    input.version = storage->version();
     if (storage->has_recipe()) {
       input.held = HeldRef(storage);
       depth = std::max(depth, storage->recipe_depth());

@@ -5,10 +5,12 @@
 // `x.matmul(w).add_(b)` records) and the storages they read: its recipe.
 // Evicted, the value is recomputed from it at its next use, its inputs
 // first if they were evicted too. A recipe reads its inputs as they are when
-// it runs, so it is valid only while none of them (and not the value
-// itself) was written in place since: each input's version is remembered
-// and checked.
-//
+// it runs: before the engine writes a storage in place, the recipes reading
+// it are redirected to a copy of what it held (Storage::before_overwrite),
+// and a value written in place itself loses its recipe. (Tensor versions,
+// which count in-place writes as they are recorded, not as they run, cannot
+// tell a recipe whether its inputs changed yet.)
+
 // What a recipe holds: an input that has a recipe of its own is held (it
 // may be evicted and recomputed in turn); a leaf (a parameter, a batch, any
 // value with no producer) is only watched, so that a recipe never keeps it
@@ -63,13 +65,11 @@ struct Recipe {
     HeldRef held;                 // an input with a recipe; a leaf only while the value is evicted
     std::weak_ptr<Storage> watch; // a leaf input
     bool leaf = false;
-    std::uint32_t version = 0;    // its version when the value was made
   };
   /// The nodes that write the value, in order, their operands renumbered:
   /// tensor operand values index `inputs`, the value itself is inputs.size().
   std::vector<Node> nodes;
   std::vector<Input> inputs;
-  std::uint32_t version = 0;  // the value's own version when made
   std::int64_t cost_ns = 0;   // the nodes' measured time
   std::uint32_t depth = 1;    // 1 + the deepest held input's depth
   std::uint32_t site = 0;     // the cut site of the segment that made it (profiler/cut_sites.h)

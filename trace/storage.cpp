@@ -59,7 +59,7 @@ Storage::Storage(void* data, std::size_t nbytes, std::function<void(void*)> dele
     : nbytes_(nbytes), data_(data), deleter_(std::move(deleter)), borrowed_(true) {}
 
 Storage::~Storage() {
-  // A recipe may be reading this storage under the lock (its version, its
+  // A recipe may be reading this storage under the lock (its flags, its
   // state): that read ends before the members go. The recipe this storage
   // holds is destroyed after the lock is released.
   RecipePtr recipe;
@@ -190,7 +190,6 @@ void Storage::before_overwrite() {
       in.held = HeldRef(before);
       in.watch.reset();
       in.leaf = false;
-      in.version = before->version();
     }
     before->dependents_.push_back({d.weak, d.raw});
   }
@@ -240,11 +239,7 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
   state_.store(kRecomputing);
   recomputer_ = std::this_thread::get_id();
   std::vector<std::shared_ptr<Storage>> inputs;
-  for (const Recipe::Input& in : recipe_->inputs) {
-    KILN_CHECK(in.held.get()->version() == in.version, "an evicted ", describe(), " would be recomputed from an input ",
-               "written since it was made");
-    inputs.push_back(in.held.shared());  // an evicted value holds its leaves
-  }
+  for (const Recipe::Input& in : recipe_->inputs) inputs.push_back(in.held.shared());  // evicted: all held
   // The recipe stays: only a write into this storage drops it, and a
   // writer pins first, so it waits for this recomputation.
   const Recipe& recipe = *recipe_;
@@ -285,13 +280,11 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
 // Under the lock: why the recipe cannot make the value now, null if it can.
 const char* Storage::recipe_problem() const {
   if (!recipe_) return no_recipe_ ? no_recipe_ : "a leaf: made by no recorded op (a parameter, an input, state)";
-  if (recipe_->version != version()) return "written in place since it was made";
   for (const Recipe::Input& in : recipe_->inputs) {
     // A watched leaf that still exists cannot finish dying while the lock is
     // held (its destructor takes it first), so reading it here is safe.
     if (!in.held && in.watch.expired()) return "an input it is made from was freed";
     const Storage* s = in.storage;
-    if (s->version() != in.version) return "an input it is made from was overwritten";
     if (s->is_released() || s->state_.load() == kLost) return "an input it is made from was freed";
   }
   return nullptr;
@@ -347,12 +340,15 @@ RecipePtr Storage::swap_recipe(RecipePtr recipe, const char* why) {
   recipe_depth_.store(recipe ? recipe->depth : 0, std::memory_order_relaxed);
   no_recipe_ = recipe ? nullptr : why;
   std::swap(recipe, recipe_);
-  if (recipe_ && !data_) state_.store(kEvicted);  // never allocated (fused away): made when needed
+  // Never allocated (fused away by a compiled kernel): made when needed,
+  // and so it holds its leaves as an evicted value does (they are alive:
+  // they were just read).
+  if (recipe_ && !data_) state_.store(hold_leaves() ? kEvicted : kLost);
   return recipe;
 }
 
 std::string Storage::describe() const {
-  if (!recipe_) return detail::cat(profiler::format_bytes(nbytes_), " made by no recorded op");
+  if (!recipe_) return "no recorded producer";
   const Node& made = recipe_->nodes.front();
   std::string out = detail::cat(made.out.dtype, " ", shape_str(made.out.geo.shape()), " made by ", name(made.op));
   for (std::size_t i = 1; i < recipe_->nodes.size(); ++i) out += detail::cat(", ", name(recipe_->nodes[i].op));

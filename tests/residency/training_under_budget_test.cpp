@@ -42,7 +42,7 @@ struct TrainingRun {
   std::uint64_t evictions = 0, recomputes = 0;
 };
 
-// Four SGD steps from seed 3's weights, on a batch whose activations
+// Three SGD steps from seed 3's weights, on a batch whose activations
 // outweigh the parameters, gradients and momentum (as in the models DTR is
 // for); `fraction` of `peak` as the budget (0: none).
 TrainingRun train(double fraction, std::uint64_t peak) {
@@ -56,7 +56,7 @@ TrainingRun train(double fraction, std::uint64_t peak) {
   kiln::reset_stats();
   if (fraction > 0) kiln::set_memory_budget(static_cast<std::size_t>(fraction * static_cast<double>(peak)));
   TrainingRun run;
-  for (int step = 0; step < 4; ++step) {
+  for (int step = 0; step < 3; ++step) {
     optimizer.zero_grad();
     Tensor loss = torch::nn::functional::cross_entropy(net->forward(x), labels);
     loss.backward();
@@ -97,6 +97,6 @@ TEST_P(TrainingUnderBudget, GivesTheUnconstrainedLossesAndWeightsBitForBit) {
   for (std::size_t k = 0; k < unconstrained.state.size(); ++k) ASSERT_EQ(bounded.state[k], unconstrained.state[k]) << "element " << k;
 }
 
-INSTANTIATE_TEST_SUITE_P(Budgets, TrainingUnderBudget, ::testing::Values(1.0, 0.7, 0.5, 0.35, 10.0));
+INSTANTIATE_TEST_SUITE_P(Budgets, TrainingUnderBudget, ::testing::Values(1.0, 0.7, 0.5, 0.35));
 
 }  // namespace

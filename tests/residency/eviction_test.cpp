@@ -1,0 +1,147 @@
+// Values evicted under a memory budget: read back by the user, used again as
+// inputs, made by random ops, pinned by data_ptr, and a budget below what a
+// program cannot do without. Tier 0 (the JIT off), where a recomputed value
+// equals the evicted one bit for bit.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <kiln/kiln.h>
+
+namespace {
+
+using kiln::Tensor;
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+class Eviction : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    kiln::jit::set_enabled(false);
+    kiln::sync();
+  }
+  void TearDown() override {
+    kiln::set_memory_budget(0);
+    kiln::jit::set_enabled(true);
+  }
+  // A budget of `extra` bytes above what is live now.
+  static void budget_above_live(std::size_t extra) { kiln::set_memory_budget(kiln::stats().live_bytes + extra); }
+};
+
+// Eight 1 MiB values, each made from the previous one, all held: under a
+// budget of 6 MiB above the input (a 512 x 512 product also takes 1.25 MiB
+// of packing workspace) some of them must be evicted, and each read
+// recomputes it (and whatever it is made from that was evicted too).
+std::vector<Tensor> chain(const Tensor& x) {
+  std::vector<Tensor> out{x};
+  for (int i = 0; i < 8; ++i) {
+    const Tensor& prev = out.back();
+    out.push_back(i % 2 ? (prev * 0.5 + 1).tanh() : prev.matmul(prev.t()) * (1.0 / 512));
+    kiln::sync();
+  }
+  return out;
+}
+
+TEST_F(Eviction, ValuesReadBackAfterEvictionAreTheUnconstrainedOnes) {
+  kiln::manual_seed(5);
+  const Tensor x = kiln::randn({512, 512});
+  std::vector<std::vector<float>> expected;
+  for (const Tensor& t : chain(x)) expected.push_back(t.to_vector<float>());
+
+  budget_above_live(6 * kMiB);
+  kiln::reset_stats();  // the peak from here
+  const kiln::Stats before = kiln::stats();
+  const std::vector<Tensor> values = chain(x);
+  for (std::size_t i = values.size(); i-- > 0;)  // last first: the earliest were evicted longest ago
+    EXPECT_EQ(values[i].to_vector<float>(), expected[i]) << "value " << i;
+  const kiln::Stats after = kiln::stats();
+  EXPECT_GT(after.evictions, before.evictions);
+  EXPECT_GT(after.recomputes, before.recomputes);
+  EXPECT_GT(after.bytes_evicted, before.bytes_evicted);
+  EXPECT_GT(after.ooms_avoided, before.ooms_avoided);
+  EXPECT_LE(after.peak_bytes, kiln::memory_budget());
+}
+
+TEST_F(Eviction, EvictedValuesUsedAsInputsAreRecomputedFirst) {
+  kiln::manual_seed(6);
+  const Tensor x = kiln::randn({512, 512});
+  const std::vector<float> expected = [&] {
+    std::vector<Tensor> v = chain(x);
+    return (v[3] + v[8]).sum(1).to_vector<float>();
+  }();
+  budget_above_live(6 * kMiB);
+  std::vector<Tensor> v = chain(x);
+  const std::uint64_t recomputes = kiln::stats().recomputes;
+  EXPECT_EQ((v[3] + v[8]).sum(1).to_vector<float>(), expected);
+  EXPECT_GT(kiln::stats().recomputes, recomputes) << "v[3] was evicted: it had to be recomputed";
+}
+
+TEST_F(Eviction, RandomValuesComeBackBitForBit) {
+  kiln::manual_seed(7);
+  budget_above_live(3 * kMiB);
+  std::vector<Tensor> draws;
+  for (int i = 0; i < 6; ++i) {
+    draws.push_back(i % 2 ? kiln::rand({512, 512}) : kiln::randn({512, 512}));
+    kiln::sync();
+  }
+  const std::uint64_t recomputes = kiln::stats().recomputes;
+  std::vector<std::vector<float>> seen;
+  for (const Tensor& t : draws) seen.push_back(t.to_vector<float>());
+  EXPECT_GT(kiln::stats().recomputes, recomputes);
+  kiln::set_memory_budget(0);
+  kiln::manual_seed(7);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ((i % 2 ? kiln::rand({512, 512}) : kiln::randn({512, 512})).to_vector<float>(), seen[i]) << i;
+}
+
+TEST_F(Eviction, AValueWhoseDataPtrWasHandedOutIsNeverEvicted) {
+  kiln::manual_seed(8);
+  const Tensor x = kiln::randn({512, 512});
+  budget_above_live(6 * kMiB);
+  const Tensor kept = (x * 3).exp();
+  float* p = kept.data_ptr<float>();
+  const std::vector<float> expected = kept.to_vector<float>();
+  std::vector<Tensor> pressure = chain(x);  // would evict `kept` first: it is the stalest
+  EXPECT_EQ(kept.data_ptr<float>(), p);
+  EXPECT_EQ(std::vector<float>(p, p + expected.size()), expected);
+  EXPECT_GT(kiln::stats().evictions, 0u);
+}
+
+TEST_F(Eviction, BelowWhatTheProgramNeedsItThrowsAReportNamingTheValues) {
+  kiln::manual_seed(9);
+  // x (1 MiB) fits; its product needs 1 MiB more and 1.25 MiB of workspace
+  // while x is read: more than the budget, with nothing to evict but x.
+  budget_above_live(2 * kMiB + kMiB / 2);
+  const Tensor x = kiln::randn({512, 512}) * 2;
+  kiln::sync();
+  const std::uint64_t ooms = kiln::stats().oom_errors;
+  try {
+    x.matmul(x).sum().item<float>();
+    FAIL() << "expected kiln::OutOfMemory";
+  } catch (const kiln::OutOfMemory& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("nothing evictable is left"), std::string::npos) << message;
+    EXPECT_NE(message.find("Float [512, 512] made by mul"), std::string::npos) << "x, with its producer: " << message;
+    EXPECT_NE(message.find("in use"), std::string::npos) << "why x stays: " << message;
+    EXPECT_NE(message.find("eviction_test.cpp"), std::string::npos) << "the user's call site: " << message;
+  }
+  EXPECT_EQ(kiln::stats().oom_errors, ooms + 1);
+}
+
+TEST_F(Eviction, TheEvictionPolicyIsOneOfThreeWords) {
+  for (const char* name : {"lru", "largest", "dtr"}) {
+    kiln::set_eviction_policy(name);
+    EXPECT_EQ(kiln::eviction_policy(), name);
+  }
+  try {
+    kiln::set_eviction_policy("fifo");
+    FAIL() << "expected kiln::ValueError";
+  } catch (const kiln::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("'fifo'"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(kiln::eviction_policy(), "dtr");
+}
+
+}  // namespace
