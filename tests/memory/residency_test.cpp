@@ -1,0 +1,117 @@
+// The residency registry and the eviction policies, with stand-in residents:
+// which value each policy evicts first, that make_room frees what it is asked
+// for and no more than it must, and that it says so when nothing is left.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <kiln/error.h>
+
+#include "memory/residency.h"
+#include "profiler/enabled.h"
+
+namespace kiln::memory {
+namespace {
+
+struct FakeResident final : Resident {
+  FakeResident(std::size_t bytes, double cost_ns, double idle_ns, bool evictable)
+      : bytes(bytes), cost_ns(cost_ns), idle_ns(idle_ns), evictable(evictable) {}
+  std::size_t resident_bytes() const override { return evicted ? 0 : bytes; }
+  const char* why_not_evictable() const override { return evictable ? nullptr : "a stand-in leaf"; }
+  Candidate candidate(std::int64_t) const override { return {bytes, cost_ns, idle_ns}; }
+  bool evict() override {
+    evicted = true;
+    return true;
+  }
+  std::string describe() const override { return "stand-in of " + std::to_string(bytes) + " bytes"; }
+
+  std::size_t bytes;
+  double cost_ns, idle_ns;
+  bool evictable;
+  bool evicted = false;
+};
+
+// Registers stand-ins for one test and removes what is left of them after.
+class Residency : public ::testing::Test {
+ protected:
+  FakeResident& add(std::size_t bytes, double cost_ns, double idle_ns, bool evictable = true) {
+    fakes_.push_back(std::make_unique<FakeResident>(bytes, cost_ns, idle_ns, evictable));
+    std::lock_guard lock(residency_mutex());
+    add_resident(*fakes_.back());
+    return *fakes_.back();
+  }
+  void TearDown() override {
+    std::lock_guard lock(residency_mutex());
+    for (auto& f : fakes_) remove_resident(*f);
+    set_policy(Policy::Dtr);
+  }
+
+ private:
+  std::vector<std::unique_ptr<FakeResident>> fakes_;
+};
+
+TEST_F(Residency, DtrEvictsTheCheapestPerByteAndIdleTimeFirst) {
+  FakeResident& costly = add(1000, 1e6, 1e6);
+  FakeResident& cheap = add(1000, 1e3, 1e6);
+  FakeResident& recent = add(1000, 1e3, 1e3);
+  set_policy(Policy::Dtr);
+  ASSERT_TRUE(make_room(1));
+  EXPECT_TRUE(cheap.evicted);
+  EXPECT_FALSE(costly.evicted);
+  EXPECT_FALSE(recent.evicted);
+}
+
+TEST_F(Residency, LruEvictsTheLongestUnusedAndLargestTheBiggest) {
+  FakeResident& stale = add(100, 1e9, 1e9);
+  FakeResident& big = add(10000, 1, 1e3);
+  set_policy(Policy::Lru);
+  ASSERT_TRUE(make_room(1));
+  EXPECT_TRUE(stale.evicted);
+  EXPECT_FALSE(big.evicted);
+  set_policy(Policy::Largest);
+  ASSERT_TRUE(make_room(1));
+  EXPECT_TRUE(big.evicted);
+}
+
+TEST_F(Residency, MakeRoomFreesEnoughAndSaysWhenNothingIsLeft) {
+  for (int i = 0; i < 4; ++i) add(1000, 1e3, 1e6);
+  FakeResident& leaf = add(5000, 1e3, 1e9, false);
+  const ResidencyStats before = residency_stats();
+  ASSERT_TRUE(make_room(2500));
+  const ResidencyStats after = residency_stats();
+  EXPECT_EQ(after.evictions - before.evictions, 3u) << "three of 1000 bytes free 2500, two would not";
+  EXPECT_EQ(after.bytes_evicted - before.bytes_evicted, 3000u);
+  EXPECT_EQ(after.ooms_avoided - before.ooms_avoided, 1u);
+  EXPECT_FALSE(make_room(2000)) << "one evictable of 1000 bytes left";
+  EXPECT_FALSE(leaf.evicted);
+  const std::string report = residents_report();
+  EXPECT_NE(report.find("stand-in of 5000 bytes -- a stand-in leaf"), std::string::npos) << report;
+}
+
+TEST_F(Residency, AmongManyItSamplesAndStillFindsAnEvictableValue) {
+  // 10,000 leaves and one evictable value: the sample (about sqrt(N)) may
+  // miss it, and then every resident is looked at.
+  for (int i = 0; i < 10000; ++i) add(64, 1, 1, false);
+  FakeResident& only = add(64, 1, 1);
+  ASSERT_TRUE(make_room(64));
+  EXPECT_TRUE(only.evicted);
+}
+
+TEST(EvictionPolicy, IsNamedByOneOfThreeWords) {
+  EXPECT_EQ(policy_named("dtr"), Policy::Dtr);
+  EXPECT_EQ(policy_named("lru"), Policy::Lru);
+  EXPECT_EQ(policy_named("largest"), Policy::Largest);
+  for (const char* bad : {"", "DTR", "fifo"}) {
+    try {
+      policy_named(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::memory
