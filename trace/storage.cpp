@@ -304,7 +304,14 @@ const char* Storage::why_not_evictable() const {
 memory::Candidate Storage::candidate(std::int64_t now_ns) const {
   memory::Candidate c;
   c.bytes = block_.bytes;
-  c.cost_ns = recipe_problem() ? 0 : chain_cost(*recipe_);  // dead for good: nothing will need it
+  if (recipe_problem()) return c;  // dead for good: nothing will need it
+  // DTR's e*: the evicted values evicting this one would make costlier too,
+  // those it is made from (recomputed with it) and those made from it
+  // (recomputed from it).
+  c.cost_ns = chain_cost(*recipe_);
+  for (const Dependent& d : dependents_)
+    if (!d.weak.expired() && d.raw->state_.load() == kEvicted && d.raw->reads(this))
+      c.cost_ns += static_cast<double>(d.raw->recipe_->cost_ns);
   c.idle_ns = static_cast<double>(now_ns - last_use_ns_.load(std::memory_order_relaxed));
   return c;
 }
