@@ -11,8 +11,8 @@ namespace {
 
 double num(const Json& j) { return j.number(); }
 
-// Fields another part of kiln may add later (evictions, recomputes)
-// read as "-" until then.
+// Fields a snapshot from an older kiln lacks (evictions, recomputes) read
+// as "-".
 std::string text_or_dash(const Json& j) {
   if (j.kind() == Json::Kind::String) return j.string().empty() ? "-" : j.string();
   if (j.kind() == Json::Kind::Number) return short_count(j.number());
@@ -110,8 +110,12 @@ std::vector<std::string> summary(const Snapshot& cur, const Snapshot* prev, cons
   out.push_back(pad_label("memory") + "live " + bytes(num(s["live_bytes"])) + "  peak " +
                 bytes(num(s["peak_bytes"])) + "  budget " + (budget > 0 ? bytes(budget) : "none") + "  pooled " +
                 bytes(num(s["pooled_bytes"])));
-  out.push_back(pad_label("") + "evictions " + text_or_dash(s["evictions"]) + "  recomputes " +
-                text_or_dash(s["recomputes"]) + "  out-of-memory " + short_count(num(s["oom_errors"])));
+  // With what they freed and cost, when the snapshot has it.
+  std::string evictions = text_or_dash(s["evictions"]), recomputes = text_or_dash(s["recomputes"]);
+  if (s.has("bytes_evicted")) evictions += " (" + bytes(num(s["bytes_evicted"])) + ")";
+  if (s.has("recompute_ms")) recomputes += " (" + millis(num(s["recompute_ms"])) + ")";
+  out.push_back(pad_label("") + "evictions " + evictions + "  recomputes " + recomputes + "  out-of-memory " +
+                short_count(num(s["oom_errors"])));
   std::string cuts;
   std::vector<std::pair<double, std::string>> reasons;
   for (const auto& [name, n] : s["segments_by_reason"].members())
