@@ -295,7 +295,9 @@ void register_all() {
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);
   };
-  for (bool jit : {true, false}) {
+  // The fresh-process row first, then tier 0 (where recomputation runs), then the JIT.
+  add("peak_rss/residual_stack/one_step", peak_rss_row);
+  for (bool jit : {false, true}) {
     for (const Task& task : {residual_stack_task(), mlp_task()}) {
       const bool stack = task.name == residual_stack_task().name;
       const std::string prefix = "budget/" + task.name + (jit ? "/jit/" : "/tier0/");
@@ -309,7 +311,6 @@ void register_all() {
       }
     }
   }
-  add("peak_rss/residual_stack/one_step", peak_rss_row);
 }
 
 }  // namespace
