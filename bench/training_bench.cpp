@@ -38,6 +38,7 @@
 #include <kiln/kiln.h>
 
 #include "bench_util.h"
+#include "kiln_models.h"
 #include "peers/torch_peer.h"
 #include "torch_workload.h"
 #include "workload.h"
@@ -47,7 +48,6 @@ namespace {
 using torch_peer::Optim;
 
 constexpr int kCheckSteps = 5;
-const std::vector<std::int64_t> kMlpDims = {784, 512, 512, 10};
 
 std::string optim_name(Optim optim) { return optim == Optim::adam ? "adam" : "sgd_momentum"; }
 
@@ -55,24 +55,6 @@ std::unique_ptr<kiln::optim::Optimizer> make_optimizer(Optim optim, std::vector<
   if (optim == Optim::adam) return std::make_unique<kiln::optim::Adam>(params, kiln::optim::AdamOptions(1e-3));
   return std::make_unique<kiln::optim::SGD>(params, kiln::optim::SGDOptions(0.01).momentum(0.9));
 }
-
-// The kiln program: a Sequential-free module of Linear layers, so that it is
-// the same program a LibTorch user ports.
-struct MlpImpl : kiln::nn::Module {
-  MlpImpl() {
-    for (std::size_t i = 0; i + 1 < kMlpDims.size(); ++i)
-      layers.push_back(register_module("fc" + std::to_string(i + 1), kiln::nn::Linear(kMlpDims[i], kMlpDims[i + 1])));
-  }
-  kiln::Tensor forward(kiln::Tensor h) {
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      h = layers[i](h);
-      if (i + 1 < layers.size()) h = kiln::relu(h);
-    }
-    return h;
-  }
-  std::vector<kiln::nn::Linear> layers;
-};
-KILN_MODULE(Mlp);
 
 // The CNN of torch_peer::cnn_classifier_train: 3x3 convolutions keeping the
 // image size, without bias (batch norm follows).

@@ -90,6 +90,17 @@ std::unique_ptr<Op> cnn_classifier_train(const Floats& x, const std::vector<std:
 /// The same CNN in eval mode (running statistics at their initial values),
 /// inference mode on: run() is one forward, result() its logits.
 std::unique_ptr<Op> cnn_classifier_infer(const Floats& x, std::int64_t batch, const std::vector<Floats>& params);
+/// `blocks` pre-norm residual MLP blocks on [batch, width] inputs,
+/// x + Linear(hidden, width)(relu(Linear(width, hidden)(LayerNorm(x)))), then
+/// Linear(width, classes), from LibTorch's own initialization (the program
+/// whose memory bench/memory_bench.cpp compares; its values are not compared).
+struct ResidualStack {
+  int blocks;
+  std::int64_t width, hidden, classes;
+};
+std::unique_ptr<Op> residual_stack_classifier_train(const Floats& x, const std::vector<std::int64_t>& labels,
+                                                    std::int64_t batch, const ResidualStack& shape, Optim optim,
+                                                    int check_steps);
 
 }  // namespace torch_peer
 

@@ -48,6 +48,18 @@ torch::nn::Sequential cnn() {
                         nn::Linear(32 * 7 * 7, 10));
 }
 
+// x + down(relu(up(norm(x)))): one block of residual_stack_classifier_train.
+struct PreNormBlockImpl : torch::nn::Module {
+  PreNormBlockImpl(std::int64_t width, std::int64_t hidden)
+      : norm(register_module("norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})))),
+        up(register_module("up", torch::nn::Linear(width, hidden))),
+        down(register_module("down", torch::nn::Linear(hidden, width))) {}
+  at::Tensor forward(const at::Tensor& x) { return x + down(torch::relu(up(norm(x)))); }
+  torch::nn::LayerNorm norm;
+  torch::nn::Linear up, down;
+};
+TORCH_MODULE(PreNormBlock);
+
 class ClassifierTrainOp final : public Op {
  public:
   ClassifierTrainOp(at::Tensor x, at::Tensor labels, torch::nn::Sequential model, std::vector<Floats> initial,
@@ -129,6 +141,18 @@ std::unique_ptr<Op> cnn_classifier_train(const Floats& x, const std::vector<std:
                                          const std::vector<Floats>& params, Optim optim, int check_steps) {
   return std::make_unique<ClassifierTrainOp>(images(x, batch), labels_tensor(labels), cnn(), params, optim,
                                              check_steps);
+}
+
+std::unique_ptr<Op> residual_stack_classifier_train(const Floats& x, const std::vector<std::int64_t>& labels,
+                                                    std::int64_t batch, const ResidualStack& shape, Optim optim,
+                                                    int check_steps) {
+  torch::nn::Sequential model;
+  for (int b = 0; b < shape.blocks; ++b) model->push_back(PreNormBlock(shape.width, shape.hidden));
+  model->push_back(torch::nn::Linear(shape.width, shape.classes));
+  std::vector<Floats> initial;
+  for (const at::Tensor& p : model->parameters()) initial.push_back(flat(p));
+  at::Tensor in = at::from_blob(const_cast<float*>(x.data()), {batch, shape.width}, at::kFloat).clone();
+  return std::make_unique<ClassifierTrainOp>(in, labels_tensor(labels), model, initial, optim, check_steps);
 }
 
 std::unique_ptr<Op> cnn_classifier_infer(const Floats& x, std::int64_t batch, const std::vector<Floats>& params) {

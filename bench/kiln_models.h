@@ -1,0 +1,55 @@
+// kiln models the training benchmarks share, written with kiln::nn as a
+// LibTorch user writes them (their LibTorch twins are in bench/peers/).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <kiln/kiln.h>
+
+namespace {
+
+// The MLP of training_bench.cpp and memory_bench.cpp.
+const std::vector<std::int64_t> kMlpDims = {784, 512, 512, 10};
+
+// Linear layers with a ReLU between each two.
+struct MlpImpl : kiln::nn::Module {
+  explicit MlpImpl(const std::vector<std::int64_t>& dims = kMlpDims) {
+    for (std::size_t i = 0; i + 1 < dims.size(); ++i)
+      layers.push_back(register_module("fc" + std::to_string(i + 1), kiln::nn::Linear(dims[i], dims[i + 1])));
+  }
+  kiln::Tensor forward(kiln::Tensor h) {
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      h = layers[i](h);
+      if (i + 1 < layers.size()) h = kiln::relu(h);
+    }
+    return h;
+  }
+  std::vector<kiln::nn::Linear> layers;
+};
+KILN_MODULE(Mlp);
+
+// Pre-norm residual MLP blocks, x + W2 relu(W1 layer_norm(x)), then a
+// linear head: torch_peer::residual_stack_classifier_train's program.
+struct ResidualStackImpl : kiln::nn::Module {
+  ResidualStackImpl(int blocks, std::int64_t width, std::int64_t hidden, std::int64_t classes) {
+    for (int b = 0; b < blocks; ++b) {
+      const std::string n = std::to_string(b);
+      norms.push_back(register_module("norm" + n, kiln::nn::LayerNorm(kiln::nn::LayerNormOptions({width}))));
+      ups.push_back(register_module("up" + n, kiln::nn::Linear(width, hidden)));
+      downs.push_back(register_module("down" + n, kiln::nn::Linear(hidden, width)));
+    }
+    head = register_module("head", kiln::nn::Linear(width, classes));
+  }
+  kiln::Tensor forward(kiln::Tensor x) {
+    for (std::size_t b = 0; b < ups.size(); ++b) x = x + downs[b](kiln::relu(ups[b](norms[b](x))));
+    return head(x);
+  }
+  std::vector<kiln::nn::LayerNorm> norms;
+  std::vector<kiln::nn::Linear> ups, downs;
+  kiln::nn::Linear head{nullptr};
+};
+KILN_MODULE(ResidualStack);
+
+}  // namespace
