@@ -91,8 +91,8 @@ void before_write(const trace::Segment& segment, const trace::Node& node) {
 // After node `index` wrote its output: its recipe kept (under a budget),
 // or a recipe it overwrote dropped.
 void note_written(const trace::Segment& segment, std::optional<trace::RecipeRules>& recipes,
-                  std::uint32_t index, std::uint32_t ran_until, std::int64_t ns) {
-  if (recipes) trace::after_write(segment, *recipes, index, ran_until, ns);
+                  std::uint32_t index, std::int64_t ns) {
+  if (recipes) trace::after_write(segment, *recipes, index, ns);
   else trace::forget_overwritten(segment, segment.nodes[index]);
 }
 
@@ -129,7 +129,6 @@ void Engine::run(trace::Segment& segment) {
     if (g >= 0 && i == jit->groups[g].nodes.front() && !taint.any()) {
       bool compiled = false;
       for (std::uint32_t j : jit->groups[g].nodes) before_write(segment, segment.nodes[j]);
-      const std::int64_t group_ns = recipes ? profiler::now_ns() : 0;
       try {
         compiled = run_fused(segment, jit->groups[g], *jit->kernels[g], start_ns);
       } catch (...) {
@@ -139,10 +138,7 @@ void Engine::run(trace::Segment& segment) {
       if (compiled) {
         skip_group = g;
         any_compiled = true;
-        const std::vector<std::uint32_t>& nodes = jit->groups[g].nodes;
-        const std::int64_t per_node =
-            recipes ? (profiler::now_ns() - group_ns) / static_cast<std::int64_t>(nodes.size()) : 0;
-        for (std::uint32_t j : nodes) note_written(segment, recipes, j, nodes.back(), per_node);
+        for (std::uint32_t j : jit->groups[g].nodes) trace::made_by_compiled_kernel(segment, segment.nodes[j]);
       } else {
         timed_group = g;
         group_start = std::chrono::steady_clock::now();
@@ -161,7 +157,7 @@ void Engine::run(trace::Segment& segment) {
             kernels::kernel_for(node.op)(bound.call());
             bound.finish();
           }
-          note_written(segment, recipes, i, i, recipes ? profiler::now_ns() - node_ns : 0);
+          note_written(segment, recipes, i, recipes ? profiler::now_ns() - node_ns : 0);
         } catch (...) {
           taint.fail(std::current_exception());
           taint.mark(node.out.value);
