@@ -78,10 +78,12 @@ bool reads_overwritten_memory(const trace::Segment& segment, const trace::Node& 
 
 }  // namespace
 
-BoundNode::BoundNode(trace::Segment& segment, const trace::Node& node) {
-  for (int k = 0; k < node.arity; ++k)
-    if (!node.in[k].is_scalar()) pins_[k].emplace(*segment.values[node.in[k].value].storage);
-  pins_[trace::kMaxArity].emplace(*segment.values[node.out.value].storage);
+BoundNode::BoundNode(trace::Segment& segment, const trace::Node& node, bool pin) {
+  if (pin) {
+    for (int k = 0; k < node.arity; ++k)
+      if (!node.in[k].is_scalar()) pins_[k].emplace(*segment.values[node.in[k].value].storage);
+    pins_[trace::kMaxArity].emplace(*segment.values[node.out.value].storage);
+  }
   call_.node = &node;
   final_out_ = resolve(segment, node.out);
   call_.out = final_out_;

@@ -12,7 +12,8 @@
 //     on a narrower tensor) is computed into a temporary of the compute
 //     dtype and converted into place by finish().
 // Temporaries come from the memory pool and are returned when the
-// BoundNode dies, also when the kernel throws. Every storage the node
+// BoundNode dies, also when the kernel throws. With `pin` (once a memory
+// budget was set: until then nothing is evicted), every storage the node
 // touches is pinned for the BoundNode's lifetime (inputs first, so that
 // allocating the output can evict anything but them), and an evicted input
 // is recomputed before its bytes are taken.
@@ -29,7 +30,7 @@ namespace kiln::jit {
 
 class BoundNode {
  public:
-  BoundNode(trace::Segment& segment, const trace::Node& node);
+  BoundNode(trace::Segment& segment, const trace::Node& node, bool pin);
   BoundNode(const BoundNode&) = delete;  // the call may point into this object (scalars)
   BoundNode& operator=(const BoundNode&) = delete;
 

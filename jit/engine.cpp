@@ -114,6 +114,9 @@ void Engine::run(trace::Segment& segment) {
   // can be evicted and recomputed (trace/recipe.h).
   std::optional<trace::RecipeRules> recipes;
   if (memory::residency_enabled()) recipes.emplace(segment);
+  // Until a budget was ever set nothing has a recipe or can be evicted: no
+  // pins, no recipes to drop or redirect (one check per run, not per node).
+  const bool residency = memory::residency_ever_enabled();
   Intermediates intermediates(segment);
   auto release = plan.releases.begin();
   bool any_compiled = false;
@@ -128,7 +131,8 @@ void Engine::run(trace::Segment& segment) {
     const std::int32_t g = fused ? jit->group_of[i] : -1;
     if (g >= 0 && i == jit->groups[g].nodes.front() && !taint.any()) {
       bool compiled = false;
-      for (std::uint32_t j : jit->groups[g].nodes) before_write(segment, segment.nodes[j]);
+      if (residency)
+        for (std::uint32_t j : jit->groups[g].nodes) before_write(segment, segment.nodes[j]);
       try {
         compiled = run_fused(segment, jit->groups[g], *jit->kernels[g], start_ns);
       } catch (...) {
@@ -138,7 +142,8 @@ void Engine::run(trace::Segment& segment) {
       if (compiled) {
         skip_group = g;
         any_compiled = true;
-        for (std::uint32_t j : jit->groups[g].nodes) trace::made_by_compiled_kernel(segment, segment.nodes[j]);
+        if (residency)
+          for (std::uint32_t j : jit->groups[g].nodes) trace::made_by_compiled_kernel(segment, segment.nodes[j]);
       } else {
         timed_group = g;
         group_start = std::chrono::steady_clock::now();
@@ -150,14 +155,14 @@ void Engine::run(trace::Segment& segment) {
         taint.mark(node.out.value);
       } else {
         try {
-          before_write(segment, node);
+          if (residency) before_write(segment, node);
           const std::int64_t node_ns = recipes ? profiler::now_ns() : 0;
           {
-            BoundNode bound(segment, node);
+            BoundNode bound(segment, node, residency);
             kernels::kernel_for(node.op)(bound.call());
             bound.finish();
           }
-          note_written(segment, recipes, i, recipes ? profiler::now_ns() - node_ns : 0);
+          if (residency) note_written(segment, recipes, i, recipes ? profiler::now_ns() - node_ns : 0);
         } catch (...) {
           taint.fail(std::current_exception());
           taint.mark(node.out.value);

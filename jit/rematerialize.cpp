@@ -18,7 +18,7 @@ void rematerialize(trace::Storage& target, const trace::Recipe& recipe,
   // Not owned here: the caller holds the target, pinned, until this returns.
   segment.values.push_back({std::shared_ptr<trace::Storage>(std::shared_ptr<void>(), &target), true, true});
   for (const trace::Node& node : segment.nodes) {
-    BoundNode bound(segment, node);
+    BoundNode bound(segment, node, true);
     kernels::kernel_for(node.op)(bound.call());
     bound.finish();
   }

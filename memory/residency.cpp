@@ -215,10 +215,6 @@ ResidencyStats residency_stats() {
   s.recomputes = c.recomputes.load(std::memory_order_relaxed);
   s.recompute_ms = static_cast<double>(c.recompute_ns.load(std::memory_order_relaxed)) / 1e6;
   s.ooms_avoided = c.ooms_avoided.load(std::memory_order_relaxed);
-  {
-    std::lock_guard lock(registry().mu);
-    s.residents = registry().residents.size();
-  }
   return s;
 }
 

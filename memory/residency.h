@@ -92,7 +92,6 @@ struct ResidencyStats {
   std::uint64_t recomputes = 0;
   double recompute_ms = 0;
   std::uint64_t ooms_avoided = 0;
-  std::uint64_t residents = 0;
 };
 ResidencyStats residency_stats();
 
