@@ -198,9 +198,8 @@ void budget_row(benchmark::State& state, const std::string& row, const Task& tas
   state.counters["peak_MiB"] = double(run.peak_bytes) / kMiB;
   state.counters["completed"] = run.out_of_memory.empty() ? 1 : 0;
   if (!run.out_of_memory.empty()) {
-    const std::string first_line = run.out_of_memory.substr(0, run.out_of_memory.find('\n'));
     std::fprintf(stderr, "%s: OutOfMemory at step %zu of %d: %s\n", row.c_str(), run.losses.size() + 1,
-                 kWarmupSteps + kTimedSteps, first_line.c_str());
+                 kWarmupSteps + kTimedSteps, run.out_of_memory.c_str());
     state.SetLabel("OutOfMemory at step " + std::to_string(run.losses.size() + 1) + " of " +
                    std::to_string(kWarmupSteps + kTimedSteps));
     state.counters["oom_at_step"] = double(run.losses.size() + 1);

@@ -91,8 +91,8 @@ void before_write(const trace::Segment& segment, const trace::Node& node) {
 // After node `index` wrote its output: its recipe kept (under a budget),
 // or a recipe it overwrote dropped.
 void note_written(const trace::Segment& segment, std::optional<trace::RecipeRules>& recipes,
-                  std::uint32_t index, std::int64_t ns) {
-  if (recipes) trace::after_write(segment, *recipes, index, ns);
+                  std::uint32_t index, std::uint32_t ran_until, std::int64_t ns) {
+  if (recipes) trace::after_write(segment, *recipes, index, ran_until, ns);
   else trace::forget_overwritten(segment, segment.nodes[index]);
 }
 
@@ -133,6 +133,7 @@ void Engine::run(trace::Segment& segment) {
       bool compiled = false;
       if (residency)
         for (std::uint32_t j : jit->groups[g].nodes) before_write(segment, segment.nodes[j]);
+      const std::int64_t group_ns = recipes ? profiler::now_ns() : 0;
       try {
         compiled = run_fused(segment, jit->groups[g], *jit->kernels[g], start_ns);
       } catch (...) {
@@ -142,8 +143,12 @@ void Engine::run(trace::Segment& segment) {
       if (compiled) {
         skip_group = g;
         any_compiled = true;
-        if (residency)
-          for (std::uint32_t j : jit->groups[g].nodes) trace::made_by_compiled_kernel(segment, segment.nodes[j]);
+        if (residency) {
+          const std::vector<std::uint32_t>& nodes = jit->groups[g].nodes;
+          const std::int64_t per_node =
+              recipes ? (profiler::now_ns() - group_ns) / static_cast<std::int64_t>(nodes.size()) : 0;
+          for (std::uint32_t j : nodes) note_written(segment, recipes, j, nodes.back(), per_node);
+        }
       } else {
         timed_group = g;
         group_start = std::chrono::steady_clock::now();
@@ -162,7 +167,7 @@ void Engine::run(trace::Segment& segment) {
             kernels::kernel_for(node.op)(bound.call());
             bound.finish();
           }
-          if (residency) note_written(segment, recipes, i, recipes ? profiler::now_ns() - node_ns : 0);
+          if (residency) note_written(segment, recipes, i, i, recipes ? profiler::now_ns() - node_ns : 0);
         } catch (...) {
           taint.fail(std::current_exception());
           taint.mark(node.out.value);

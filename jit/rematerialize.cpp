@@ -6,9 +6,10 @@
 namespace kiln::jit {
 
 // Tier 0 on purpose: a recipe is a node or a few, and compiling recipes would
-// cost more than recomputing saves. Recipes are kept only for values made on
-// tier 0 (trace::made_by_compiled_kernel), whose kernels are deterministic:
-// a recomputed value comes back bit for bit.
+// cost more than recomputing saves. The reference kernels are
+// deterministic, so a value first made on tier 0 comes back bit for bit;
+// one made by a fused tier-1 kernel comes back within tier 1's tolerance
+// of it (the two tiers' differential tests bound that).
 void rematerialize(trace::Storage& target, const trace::Recipe& recipe,
                    std::vector<std::shared_ptr<trace::Storage>>& inputs) {
   trace::Segment segment;

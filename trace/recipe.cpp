@@ -64,7 +64,8 @@ RecipeRules::RecipeRules(const Segment& segment)
   }
 }
 
-void after_write(const Segment& segment, RecipeRules& rules, std::uint32_t index, std::int64_t cost_ns) {
+void after_write(const Segment& segment, RecipeRules& rules, std::uint32_t index, std::uint32_t ran_until,
+                 std::int64_t cost_ns) {
   const Node& last = segment.nodes[index];
   const std::uint32_t value = last.out.value;
   const std::shared_ptr<Storage>& out_ptr = segment.values[value].storage;
@@ -88,8 +89,7 @@ void after_write(const Segment& segment, RecipeRules& rules, std::uint32_t index
       if (read_values[j] == v) return slot_of_value[j];
     const std::shared_ptr<Storage>& storage = segment.values[v].storage;
     if (user_writable(*storage)) refused = "made from memory the user can write (from_blob, data_ptr)";
-    // Never written to memory, with nothing to make it again (a value a
-    // compiled kernel fused away): recomputing would read garbage.
+    // Fused away by a compiled kernel, with nothing to make it again.
     if (!storage->has_recipe() && !storage->is_allocated()) refused = "made from a value that was never kept";
     Recipe::Input input;
     input.storage = storage.get();
@@ -112,7 +112,7 @@ void after_write(const Segment& segment, RecipeRules& rules, std::uint32_t index
       if (in.is_scalar() || in.value == value) continue;
       slot(in.value);
       for (std::uint32_t w : rules.writers(in.value))
-        if (w > i && w <= index) refused = "made from a tensor overwritten while it was made";
+        if (w > i && w <= ran_until) refused = "made from a tensor overwritten while it was made";
     }
   }
   if (depth + 1 > kMaxRecipeDepth) refused = "its chain of producers is too deep to keep (over 1024 ops)";
@@ -132,11 +132,6 @@ void after_write(const Segment& segment, RecipeRules& rules, std::uint32_t index
     recipe->nodes.push_back(node);
   }
   install(out_ptr, std::move(recipe), nullptr);
-}
-
-void made_by_compiled_kernel(const Segment& segment, const Node& node) {
-  const std::shared_ptr<Storage>& out = segment.values[node.out.value].storage;
-  if (out->has_recipe() || out->is_tracked()) install(out, nullptr, "made by a compiled kernel (not evicted yet)");
 }
 
 void forget_overwritten(const Segment& segment, const Node& node) {

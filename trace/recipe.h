@@ -97,22 +97,18 @@ class RecipeRules {
   std::vector<std::int64_t> cost_;
 };
 
-/// After node `index` of `segment` ran on tier 0 (its output written, in
-/// `cost_ns`): when it is the last writer of its output and `rules` allow,
-/// gives the output its recipe (not when an input was overwritten between
-/// the value's writers); when it wrote into a value that had a recipe,
-/// drops it (the recipe no longer makes what the storage holds).
-void after_write(const Segment& segment, RecipeRules& rules, std::uint32_t index, std::int64_t cost_ns);
+/// After node `index` of `segment` ran (its output written, in `cost_ns`):
+/// when it is the last writer of its output and `rules` allow, gives the
+/// output its recipe; when it wrote into a value that had a recipe, drops
+/// it (the recipe no longer makes what the storage holds). Nodes up to
+/// `ran_until` have run too (the rest of a fused group): an input one of
+/// them overwrote after the value's writers read it leaves it no recipe.
+void after_write(const Segment& segment, RecipeRules& rules, std::uint32_t index, std::uint32_t ran_until,
+                 std::int64_t cost_ns);
 
 /// Without a budget: drops the recipe of a value `node` wrote in place
 /// (values made while a budget was set keep theirs).
 void forget_overwritten(const Segment& segment, const Node& node);
-
-/// After a compiled kernel ran `node` (fused in a group): its output gets no
-/// recipe. Values made by compiled kernels are not evicted yet: recomputing
-/// some of them from node-level recipes on tier 0 gave wrong values (seen
-/// with the `largest` policy on the residual-stack test), a bug not found yet.
-void made_by_compiled_kernel(const Segment& segment, const Node& node);
 
 /// Runs a recipe: writes `target` (being recomputed by the calling thread)
 /// from the recipe's inputs. Implemented by jit/ (rematerialize.cpp), which

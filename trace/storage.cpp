@@ -347,6 +347,10 @@ RecipePtr Storage::swap_recipe(RecipePtr recipe, const char* why) {
   recipe_depth_.store(recipe ? recipe->depth : 0, std::memory_order_relaxed);
   no_recipe_ = recipe ? nullptr : why;
   std::swap(recipe, recipe_);
+  // Never allocated (fused away by a compiled kernel): made when needed,
+  // and so it holds its leaves as an evicted value does (they are alive:
+  // they were just read).
+  if (recipe_ && !data_) state_.store(hold_leaves() ? kEvicted : kLost);
   return recipe;
 }
 

@@ -286,14 +286,23 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
   }
   // Every storage the kernel touches stays in memory while it runs; an
   // evicted input is recomputed first (only possible once a budget was set).
+  // A GEMM head reads its operands (and may store its product) outside the
+  // spec's inputs and outputs: those are pinned too, or the GEMM's own
+  // workspace could evict an operand it is about to read.
   std::vector<trace::Storage::Pin> pins;
   if (memory::residency_ever_enabled()) {
-    pins.reserve(count);
+    pins.reserve(count + 3);
+    auto pin = [&](const trace::Operand& op) {
+      if (!op.is_scalar()) pins.emplace_back(*segment.values[op.value].storage);
+    };
     for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs})
-      for (OperandRef ref : *refs) {
-        const trace::Operand& op = operand(segment, ref);
-        if (!op.is_scalar()) pins.emplace_back(*segment.values[op.value].storage);
-      }
+      for (OperandRef ref : *refs) pin(operand(segment, ref));
+    if (group.matmul) {
+      const trace::Node& mm = segment.nodes[group.matmul->node];
+      pin(mm.in[0]);
+      pin(mm.in[1]);
+      if (group.matmul->store_product) pin(mm.out);
+    }
   }
   std::size_t n = 0;
   for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs}) {

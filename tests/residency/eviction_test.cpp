@@ -20,6 +20,7 @@ class Eviction : public ::testing::Test {
  protected:
   void SetUp() override {
     kiln::jit::set_enabled(false);
+    kiln::set_eviction_policy("dtr");  // which values go first is the policy's, whatever KILN_EVICTION_POLICY says
     kiln::sync();
   }
   void TearDown() override {
