@@ -15,10 +15,6 @@
 namespace kiln::memory {
 namespace {
 
-// A staleness of zero would make every score infinite or zero alike: a value
-// used this very nanosecond counts as used a microsecond ago.
-constexpr double kMinIdleNs = 1e3;
-
 struct Counters {
   std::atomic<std::uint64_t> evictions{0}, bytes_evicted{0}, recomputes{0}, recompute_ns{0}, ooms_avoided{0};
 };
@@ -48,35 +44,38 @@ struct Registry {
   }
 
   // The evictable resident with the lowest score among about sqrt(N)
-  // sampled; every resident when the sample found none.
+  // sampled; every resident when the sample found none. Values at the end
+  // of a long chain of evicted producers only when no other can go.
   Resident* pick() {
     const std::size_t n = residents.size();
     if (n == 0) return nullptr;
     const Policy p = policy();
-    const std::int64_t now = profiler::now_ns();
-    Resident* best = nullptr;
-    double best_score = 0;
+    const std::uint64_t now = use_tick();
+    Resident *best = nullptr, *best_long = nullptr;
+    double best_score = 0, best_long_score = 0;
     auto consider = [&](Resident* r) {
       if (r->why_not_evictable()) return false;
       Candidate c = r->candidate(now);
-      c.idle_ns = std::max(c.idle_ns, kMinIdleNs);
+      c.idle = std::max(c.idle, 1.0);
       const double s = score(p, c);
-      if (!best || s < best_score) {
-        best = r;
-        best_score = s;
+      Resident*& slot = c.evicted_producers > kLongChain ? best_long : best;
+      double& slot_score = c.evicted_producers > kLongChain ? best_long_score : best_score;
+      if (!slot || s < slot_score) {
+        slot = r;
+        slot_score = s;
       }
-      return true;
+      return c.evicted_producers <= kLongChain;
     };
     const std::size_t wanted = std::max<std::size_t>(8, static_cast<std::size_t>(std::sqrt(static_cast<double>(n))));
     if (n <= wanted) {
       for (Resident* r : residents) consider(r);
-      return best;
+    } else {
+      std::size_t seen = 0;
+      for (std::size_t draw = 0; draw < 4 * wanted && seen < wanted; ++draw) seen += consider(residents[random_index()]);
+      if (!best)
+        for (Resident* r : residents) consider(r);
     }
-    std::size_t seen = 0;
-    for (std::size_t draw = 0; draw < 4 * wanted && seen < wanted; ++draw) seen += consider(residents[random_index()]);
-    if (!best)
-      for (Resident* r : residents) consider(r);
-    return best;
+    return best ? best : best_long;
   }
 };
 
@@ -87,11 +86,16 @@ Registry& registry() {
 
 }  // namespace
 
+std::uint64_t use_tick() noexcept {
+  static std::atomic<std::uint64_t> clock{0};
+  return clock.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 double score(Policy policy, const Candidate& c) {
   const double bytes = static_cast<double>(std::max<std::size_t>(c.bytes, 1));
   switch (policy) {
-    case Policy::Dtr: return c.cost_ns / (bytes * c.idle_ns);
-    case Policy::Lru: return 1.0 / c.idle_ns;
+    case Policy::Dtr: return c.cost_ns / (bytes * c.idle);
+    case Policy::Lru: return 1.0 / c.idle;
     case Policy::Largest: return 1.0 / bytes;
   }
   return 0;
@@ -134,6 +138,25 @@ void remove_resident(Resident& r) {
   r.registry_slot = Resident::kUnregistered;
 }
 
+std::size_t evict_now(Resident& r) {
+  const std::size_t held = r.resident_bytes();
+  if (!r.evict()) return 0;
+  remove_resident(r);
+  return held;
+}
+
+void note_evictions(const std::vector<std::size_t>& bytes_each) {
+  if (bytes_each.empty()) return;
+  std::size_t freed = 0;
+  for (std::size_t held : bytes_each) {
+    freed += held;
+    profiler::log_event({profiler::EventKind::Evicted, 0, profiler::format_bytes(held)});
+  }
+  Counters& c = counters();
+  c.evictions.fetch_add(bytes_each.size(), std::memory_order_relaxed);
+  c.bytes_evicted.fetch_add(freed, std::memory_order_relaxed);
+}
+
 bool make_room(std::size_t bytes) {
   Registry& reg = registry();
   std::size_t freed = 0;
@@ -143,20 +166,15 @@ bool make_room(std::size_t bytes) {
     while (freed < bytes) {
       Resident* victim = reg.pick();
       if (!victim) break;
-      const std::size_t held = victim->resident_bytes();
-      if (!victim->evict()) continue;
-      remove_resident(*victim);
-      freed += held;
-      evicted.push_back(held);
+      if (const std::size_t held = evict_now(*victim)) {
+        freed += held;
+        evicted.push_back(held);
+      }
     }
   }
-  Counters& c = counters();
-  c.evictions.fetch_add(evicted.size(), std::memory_order_relaxed);
-  c.bytes_evicted.fetch_add(freed, std::memory_order_relaxed);
-  for (std::size_t held : evicted)
-    profiler::log_event({profiler::EventKind::Evicted, 0, profiler::format_bytes(held)});
+  note_evictions(evicted);
   if (freed < bytes) return false;
-  c.ooms_avoided.fetch_add(1, std::memory_order_relaxed);
+  counters().ooms_avoided.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace kiln::memory {
@@ -25,8 +26,20 @@ namespace kiln::memory {
 struct Candidate {
   std::size_t bytes = 0;  // freed by evicting it
   double cost_ns = 0;     // time to recompute it, with its evicted producers (DTR's e*)
-  double idle_ns = 0;     // since it was last used (DTR's staleness)
+  double idle = 0;        // uses of values since its last use (DTR's staleness, on use_tick's clock)
+  std::uint32_t evicted_producers = 0;  // evicted values its recomputation would recompute first
 };
+
+/// Evicted producers past which a value goes only when nothing else can:
+/// each use of it would recompute the whole chain, and a chain that long
+/// (a momentum buffer made from a gradient made from the whole backward
+/// pass) is a thrash waiting to happen.
+inline constexpr std::uint32_t kLongChain = 16;
+
+/// The residency clock: one tick per use of a value. Staleness counted in
+/// uses, not nanoseconds, so that the same program evicts the same values
+/// however loaded the machine is.
+std::uint64_t use_tick() noexcept;
 
 /// The eviction heuristics (KILN_EVICTION_POLICY): DTR's cost / (bytes x
 /// staleness), least recently used first, largest first. Lower scores go
@@ -49,7 +62,7 @@ class Resident {
   /// Null when it can be evicted now, else why not ("a leaf", "pinned").
   virtual const char* why_not_evictable() const = 0;
   /// Only for evictable residents.
-  virtual Candidate candidate(std::int64_t now_ns) const = 0;
+  virtual Candidate candidate(std::uint64_t now) const = 0;
   /// Frees its memory (it recomputes itself when used next); false when a
   /// use that began meanwhile keeps it.
   virtual bool evict() = 0;
@@ -79,6 +92,13 @@ void remove_resident(Resident& r);
 /// Evicts residents until `bytes` were freed; false when nothing
 /// evictable is left. Takes residency_mutex() itself.
 bool make_room(std::size_t bytes);
+
+/// Under residency_mutex(): evicts `r` now, whatever the policy would pick
+/// (a value nothing but recipes can want, right after a recomputation read
+/// it); the bytes freed, 0 when it could not go. Counted by
+/// note_evictions(), after the lock is released.
+std::size_t evict_now(Resident& r);
+void note_evictions(const std::vector<std::size_t>& bytes_each);
 
 /// The OOM report's part about residents: the largest, and why they stay.
 std::string residents_report();

@@ -25,15 +25,19 @@ std::condition_variable& recomputed() {
 }
 
 // DTR's e*: the cost of a value's recipe, plus that of its evicted
-// producers, which recomputing it would recompute first. A walk of at most
-// kMaxVisits recipes keeps a sample's scoring in microseconds.
-double chain_cost(const Recipe& recipe) {
-  constexpr int kMaxVisits = 64;
-  double cost = static_cast<double>(recipe.cost_ns);
+// producers, which recomputing it would recompute first, and how many those
+// are. A walk of at most kMaxVisits recipes keeps a sample's scoring in
+// microseconds.
+struct ChainCost {
+  double ns = 0;
+  std::uint32_t evicted = 0;
+};
+ChainCost chain_cost(const Recipe& recipe) {
+  constexpr std::uint32_t kMaxVisits = 64;
+  ChainCost chain{static_cast<double>(recipe.cost_ns), 0};
   std::vector<const Recipe*> stack{&recipe};
   std::vector<const Storage*> seen;
-  int visits = 0;
-  while (!stack.empty() && visits < kMaxVisits) {
+  while (!stack.empty() && chain.evicted < kMaxVisits) {
     const Recipe* r = stack.back();
     stack.pop_back();
     for (const Recipe::Input& in : r->inputs) {
@@ -43,12 +47,12 @@ double chain_cost(const Recipe& recipe) {
       for (const Storage* t : seen) known |= t == s;
       if (known) continue;
       seen.push_back(s);
-      ++visits;
-      cost += static_cast<double>(s->recipe()->cost_ns);
+      ++chain.evicted;
+      chain.ns += static_cast<double>(s->recipe()->cost_ns);
       stack.push_back(s->recipe());
     }
   }
-  return cost;
+  return chain;
 }
 
 }  // namespace
@@ -82,7 +86,7 @@ void Storage::allocate() {
   if (memory::residency_enabled()) {
     std::lock_guard lock(memory::residency_mutex());
     tracked_.store(true, std::memory_order_relaxed);
-    last_use_ns_.store(profiler::now_ns(), std::memory_order_relaxed);
+    last_use_.store(memory::use_tick(), std::memory_order_relaxed);
     memory::add_resident(*this);
   }
 }
@@ -208,7 +212,7 @@ Storage::Pin::Pin(Storage& s) : s_(&s) {
       throw;
     }
   }
-  if (s.tracked_.load(std::memory_order_relaxed)) s.last_use_ns_.store(profiler::now_ns(), std::memory_order_relaxed);
+  if (s.tracked_.load(std::memory_order_relaxed)) s.last_use_.store(memory::use_tick(), std::memory_order_relaxed);
 }
 
 void Storage::settle() {
@@ -253,6 +257,7 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
   }
   const std::int64_t took = profiler::now_ns() - start;
   std::vector<HeldRef> watched_again;  // leaves go back to being watched, not held
+  std::vector<std::size_t> evicted;
   lock.lock();
   recomputer_ = {};
   if (failure) {
@@ -268,10 +273,19 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
       if (in.leaf) watched_again.push_back(std::move(in.held));
     state_.store(kResident);
     memory::add_resident(*this);
-    last_use_ns_.store(profiler::now_ns(), std::memory_order_relaxed);
+    last_use_.store(memory::use_tick(), std::memory_order_relaxed);
+    // Inputs that only recipes can want (released by their segment) go
+    // again at once, unless another evicted value is still to be made from
+    // them: kept, they would push out values the program reads (just used,
+    // DTR would score them as worth keeping).
+    for (const std::shared_ptr<Storage>& in : inputs)
+      if (in->dead_.load(std::memory_order_relaxed) && in->state_.load() == kResident && in->block_.ptr &&
+          in->pins_.load() == 0 && !in->has_evicted_reader())
+        if (const std::size_t held = memory::evict_now(*in)) evicted.push_back(held);
   }
   recomputed().notify_all();
   lock.unlock();
+  memory::note_evictions(evicted);
   if (failure) std::rethrow_exception(failure);
   memory::note_recompute(took);
   profiler::log_event({profiler::EventKind::Recomputed, 0, profiler::format_bytes(nbytes_), 0, start, took});
@@ -301,18 +315,20 @@ const char* Storage::why_not_evictable() const {
   return problem;
 }
 
-memory::Candidate Storage::candidate(std::int64_t now_ns) const {
+memory::Candidate Storage::candidate(std::uint64_t now) const {
   memory::Candidate c;
   c.bytes = block_.bytes;
   if (recipe_problem()) return c;  // dead for good: nothing will need it
   // DTR's e*: the evicted values evicting this one would make costlier too,
   // those it is made from (recomputed with it) and those made from it
   // (recomputed from it).
-  c.cost_ns = chain_cost(*recipe_);
+  const ChainCost chain = chain_cost(*recipe_);
+  c.cost_ns = chain.ns;
+  c.evicted_producers = chain.evicted;
   for (const Dependent& d : dependents_)
     if (!d.weak.expired() && d.raw->state_.load() == kEvicted && d.raw->reads(this))
       c.cost_ns += static_cast<double>(d.raw->recipe_->cost_ns);
-  c.idle_ns = static_cast<double>(now_ns - last_use_ns_.load(std::memory_order_relaxed));
+  c.idle = static_cast<double>(now - last_use_.load(std::memory_order_relaxed));
   return c;
 }
 

@@ -92,7 +92,7 @@ class Storage final : public memory::Resident {
   // memory::Resident, under memory::residency_mutex().
   std::size_t resident_bytes() const override { return block_.bytes; }
   const char* why_not_evictable() const override;
-  memory::Candidate candidate(std::int64_t now_ns) const override;
+  memory::Candidate candidate(std::uint64_t now) const override;
   bool evict() override;
   std::string describe() const override;
 
@@ -174,7 +174,7 @@ class Storage final : public memory::Resident {
   std::atomic<bool> tracked_{false};
   std::atomic<bool> released_{false};
   std::atomic<bool> dead_{false};  // released after its last use: only recipes may want it  // ever registered: release and destruction take the lock
-  std::atomic<std::int64_t> last_use_ns_{0};
+  std::atomic<std::uint64_t> last_use_{0};  // memory::use_tick() of its last use
   std::atomic<bool> pinned_forever_{false};
   const char* no_recipe_ = nullptr;  // why it has none; null: a leaf
   RecipePtr recipe_;

@@ -3,6 +3,7 @@
 // for and no more than it must, and that it says so when nothing is left.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,11 +17,11 @@ namespace kiln::memory {
 namespace {
 
 struct FakeResident final : Resident {
-  FakeResident(std::size_t bytes, double cost_ns, double idle_ns, bool evictable)
-      : bytes(bytes), cost_ns(cost_ns), idle_ns(idle_ns), evictable(evictable) {}
+  FakeResident(std::size_t bytes, double cost_ns, double idle, bool evictable)
+      : bytes(bytes), cost_ns(cost_ns), idle(idle), evictable(evictable) {}
   std::size_t resident_bytes() const override { return evicted ? 0 : bytes; }
   const char* why_not_evictable() const override { return evictable ? nullptr : "a stand-in leaf"; }
-  Candidate candidate(std::int64_t) const override { return {bytes, cost_ns, idle_ns}; }
+  Candidate candidate(std::uint64_t) const override { return {bytes, cost_ns, idle, evicted_producers}; }
   bool evict() override {
     evicted = true;
     return true;
@@ -28,16 +29,17 @@ struct FakeResident final : Resident {
   std::string describe() const override { return "stand-in of " + std::to_string(bytes) + " bytes"; }
 
   std::size_t bytes;
-  double cost_ns, idle_ns;
+  double cost_ns, idle;
   bool evictable;
+  std::uint32_t evicted_producers = 0;
   bool evicted = false;
 };
 
 // Registers stand-ins for one test and removes what is left of them after.
 class Residency : public ::testing::Test {
  protected:
-  FakeResident& add(std::size_t bytes, double cost_ns, double idle_ns, bool evictable = true) {
-    fakes_.push_back(std::make_unique<FakeResident>(bytes, cost_ns, idle_ns, evictable));
+  FakeResident& add(std::size_t bytes, double cost_ns, double idle, bool evictable = true) {
+    fakes_.push_back(std::make_unique<FakeResident>(bytes, cost_ns, idle, evictable));
     std::lock_guard lock(residency_mutex());
     add_resident(*fakes_.back());
     return *fakes_.back();
@@ -88,6 +90,27 @@ TEST_F(Residency, MakeRoomFreesEnoughAndSaysWhenNothingIsLeft) {
   EXPECT_FALSE(leaf.evicted);
   const std::string report = residents_report();
   EXPECT_NE(report.find("stand-in of 5000 bytes -- a stand-in leaf"), std::string::npos) << report;
+}
+
+TEST_F(Residency, AValueAtTheEndOfALongChainOfEvictedProducersGoesLast) {
+  // By its score alone the long chain would go first (cheap, big, stale).
+  FakeResident& chained = add(100000, 1, 1e9);
+  chained.evicted_producers = kLongChain + 1;
+  FakeResident& plain = add(1000, 1e6, 10);
+  for (Policy p : {Policy::Dtr, Policy::Lru, Policy::Largest}) {
+    set_policy(p);
+    plain.evicted = false;
+    ASSERT_TRUE(make_room(1));
+    EXPECT_TRUE(plain.evicted) << policy_name(p);
+    EXPECT_FALSE(chained.evicted) << policy_name(p);
+    {
+      std::lock_guard lock(residency_mutex());
+      add_resident(plain);
+    }
+  }
+  plain.evictable = false;
+  ASSERT_TRUE(make_room(1)) << "when nothing else can go, the chained value does";
+  EXPECT_TRUE(chained.evicted);
 }
 
 TEST_F(Residency, AmongManyItSamplesAndStillFindsAnEvictableValue) {
