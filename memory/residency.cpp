@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <kiln/error.h>
+#include <kiln/memory/memory.h>
 
 #include "profiler/enabled.h"
 #include "profiler/events.h"
@@ -186,6 +189,9 @@ std::string residents_report() {
   };
   std::vector<Row> rows;
   std::size_t evictable_bytes = 0, value_bytes = 0, values = 0;
+  // What holds the memory that cannot go, summed by reason: the floor under
+  // which no budget works for this program at this point.
+  std::vector<std::pair<std::string_view, std::size_t>> by_reason;
   {
     Registry& reg = registry();
     std::lock_guard lock(reg.mu);
@@ -193,7 +199,13 @@ std::string residents_report() {
     for (Resident* r : reg.residents) {
       const char* why = r->why_not_evictable();
       value_bytes += r->resident_bytes();
-      if (!why) evictable_bytes += r->resident_bytes();
+      if (!why) {
+        evictable_bytes += r->resident_bytes();
+      } else {
+        auto it = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& e) { return e.first == why; });
+        if (it == by_reason.end()) by_reason.emplace_back(why, r->resident_bytes());
+        else it->second += r->resident_bytes();
+      }
       rows.push_back({r->resident_bytes(), {}, why});
     }
     constexpr std::size_t kShown = 8;
@@ -212,7 +224,17 @@ std::string residents_report() {
   }
   if (rows.empty()) return {};
   std::string out = detail::cat("; evictable now: ", profiler::format_bytes(evictable_bytes), " of ",
-                                profiler::format_bytes(value_bytes), " in ", values, " values; the largest:");
+                                profiler::format_bytes(value_bytes), " in ", values, " values");
+  // Blocks that are no value: workspaces, and values made before the budget
+  // was set (they never registered; parameters and optimizer state, mostly).
+  const std::uint64_t live = stats().live_bytes;
+  if (live > value_bytes)
+    by_reason.emplace_back("not values (kernel workspace), or made before the budget was set", live - value_bytes);
+  std::sort(by_reason.begin(), by_reason.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (std::size_t i = 0; i < by_reason.size(); ++i)
+    out += detail::cat(i == 0 ? "; what stays: " : ", ", profiler::format_bytes(by_reason[i].second), " ",
+                       by_reason[i].first);
+  out += "; the largest:";
   for (const Row& row : rows)
     out += detail::cat("\n  ", profiler::format_bytes(row.bytes), "  ", row.what, " -- ",
                        row.why ? row.why : "evictable");

@@ -126,6 +126,8 @@ TEST_F(Eviction, BelowWhatTheProgramNeedsItThrowsAReportNamingTheValues) {
     EXPECT_NE(message.find("nothing evictable is left"), std::string::npos) << message;
     EXPECT_NE(message.find("Float [512, 512] made by mul"), std::string::npos) << "x, with its producer: " << message;
     EXPECT_NE(message.find("in use"), std::string::npos) << "why x stays: " << message;
+    EXPECT_NE(message.find("what stays: 2.00 MiB in use (a kernel or a read)"), std::string::npos)
+        << "x and its product, read and written by the running kernel: " << message;
     EXPECT_NE(message.find("eviction_test.cpp"), std::string::npos) << "the user's call site: " << message;
   }
   EXPECT_EQ(kiln::stats().oom_errors, ooms + 1);
