@@ -27,7 +27,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # (vm.mmap_rnd_bits > 28); run them with ASLR off where the machine allows it.
 NO_ASLR := $(shell setarch $$(uname -m) -R true >/dev/null 2>&1 && echo "setarch $$(uname -m) -R")
 
-.PHONY: all deps build demo train test test-sanitize test-asan test-tsan fuzz bench bench-readme clean
+.PHONY: all deps build demo train test test-distributed test-sanitize test-asan test-tsan fuzz bench bench-readme clean
 
 all: build
 
@@ -54,6 +54,12 @@ train: build
 
 test: build
 	$(CTEST) --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# The MPI suite alone: tests/distributed under mpirun -np 2 and -np 3, and
+# the failure modes (a rank that throws, a rank that stops answering);
+# mpirun's flags are KILN_MPIRUN_FLAGS (cmake/KilnMpirun.cmake).
+test-distributed: build
+	$(CTEST) --test-dir $(BUILD) --output-on-failure -L distributed
 
 # ASan+UBSan on every suite labeled `sanitize`, then TSan on the `threads` suite.
 test-sanitize: test-asan test-tsan

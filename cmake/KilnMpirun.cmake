@@ -1,5 +1,5 @@
-# How the MPI tests (and `make train-ddp`, which reads the same list from the
-# Makefile) start Open MPI on one machine: more ranks than cores
+# How the MPI tests (ctest -L distributed, `make test-distributed`) start Open
+# MPI on one machine (README.md shows the same flags): more ranks than cores
 # (--oversubscribe), no pinning of a rank to one core (--bind-to none: kiln's
 # kernel threads would share it), as root in a container (--allow-run-as-root),
 # and shared memory without the cross-memory-attach copy containers forbid.

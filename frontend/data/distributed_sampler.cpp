@@ -6,6 +6,8 @@
 
 #include <kiln/error.h>
 
+#include "frontend/data/take_batch.h"
+
 namespace kiln::data::samplers {
 
 DistributedSampler::DistributedSampler(std::size_t size, std::size_t num_replicas, std::size_t rank,
@@ -32,12 +34,7 @@ void DistributedSampler::reset(std::optional<std::size_t> new_size) {
 }
 
 std::optional<std::vector<std::size_t>> DistributedSampler::next(std::size_t batch_size) {
-  const std::size_t n = std::min(batch_size, indices_.size() - index_);
-  if (n == 0) return std::nullopt;
-  std::vector<std::size_t> batch(indices_.begin() + static_cast<std::ptrdiff_t>(index_),
-                                 indices_.begin() + static_cast<std::ptrdiff_t>(index_ + n));
-  index_ += n;
-  return batch;
+  return take_batch(indices_, index_, batch_size);
 }
 
 DistributedSequentialSampler::DistributedSequentialSampler(std::size_t size, std::size_t num_replicas,
