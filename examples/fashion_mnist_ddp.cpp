@@ -5,7 +5,7 @@
 // its shard of every epoch's shuffled order. The global batch stays 128
 // images per step (128 / ranks on each), so the losses are those of one
 // process on the global batch. Rank 0 prints the epoch's loss and accuracy
-// over all ranks, then the test set's.
+// over all ranks, then the test set's and its kiln::stats().
 //
 // Usage: mpirun -np 2 fashion_mnist_ddp [mlp|cnn] [EPOCHS] [DATA_DIR] [MAX_STEPS]
 //   (`make train-ddp` adds the flags Open MPI needs on one machine, as root
@@ -97,8 +97,11 @@ void train_and_test(Net net, int epochs, const std::string& root, std::size_t ma
                                       step / seconds);
     }
   }
-  // Every rank holds the same weights; one evaluates them.
-  if (leader) fashion_mnist::test(model.module(), root);
+  // Every rank holds the same weights; one evaluates them, and shows its
+  // counters (the communication ones: bytes, all-reduce time, overlap).
+  if (!leader) return;
+  fashion_mnist::test(model.module(), root);
+  std::cout << torch::stats();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <future>
 
 #include "frontend/distributed/abort_job.h"
+#include "profiler/comm_counters.h"
 
 namespace kiln::distributed {
 
@@ -18,6 +19,14 @@ std::string ranks_list(const std::vector<int>& ranks) {
   std::string s;
   for (int r : ranks) s += detail::cat(s.empty() ? "" : ", ", r);
   return s;
+}
+
+// The communication counters of kiln::stats() (profiler/comm_counters.h).
+void count(const Descriptor& d, std::chrono::steady_clock::duration took) {
+  if (d.kind == CollectiveKind::Allreduce)
+    profiler::record_allreduce(payload_bytes(d), std::chrono::duration_cast<std::chrono::nanoseconds>(took).count());
+  else if (d.kind == CollectiveKind::Broadcast)
+    profiler::record_broadcast(payload_bytes(d));
 }
 
 }  // namespace
@@ -109,7 +118,8 @@ void CommThread::poll(std::vector<MPI_Request>& requests, const std::vector<int>
 }
 
 void CommThread::run(Collective& c) {
-  const auto deadline = std::chrono::steady_clock::now() + c.timeout;
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + c.timeout;
   std::vector<Descriptor> all(static_cast<std::size_t>(size_));
   all[static_cast<std::size_t>(rank_)] = c.descriptor;
   std::vector<MPI_Request> requests;
@@ -144,9 +154,11 @@ void CommThread::run(Collective& c) {
     }
     for (const trace::TensorRef& t : c.written) t->storage->poison(message);
   }
+  const auto took = std::chrono::steady_clock::now() - started;
+  if (!error) count(c.descriptor, took);
   for (const trace::TensorRef& t : c.tensors) trace::end_external_access(*t->storage);
   c.pins.clear();
-  c.work->complete(error);
+  c.work->complete(error, took);
 }
 
 }  // namespace kiln::distributed

@@ -17,6 +17,13 @@ const char* to_string(CollectiveKind kind) noexcept {
   return "?";
 }
 
+std::uint64_t payload_bytes(const Descriptor& d) noexcept {
+  if (d.kind == CollectiveKind::Barrier) return 0;
+  std::uint64_t n = element_size(static_cast<ScalarType>(d.dtype));
+  for (std::uint8_t i = 0; i < d.ndim; ++i) n *= static_cast<std::uint64_t>(d.sizes[i]);
+  return n;
+}
+
 const char* to_string(ReduceOp::RedOpType op) noexcept {
   switch (op) {
     case ReduceOp::SUM: return "SUM";

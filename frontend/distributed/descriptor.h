@@ -32,6 +32,9 @@ struct Descriptor {
 /// `kind`'s descriptor for a tensor shaped `t` (undefined: a barrier).
 Descriptor describe(std::uint64_t seq, CollectiveKind kind, const Tensor& t, ReduceOp::RedOpType op, int root);
 
+/// Bytes of the tensor it describes (0 for a barrier), for the counters.
+std::uint64_t payload_bytes(const Descriptor& d) noexcept;
+
 /// "allreduce #3 of Float [4] (SUM)", for messages.
 std::string to_string(const Descriptor& d);
 

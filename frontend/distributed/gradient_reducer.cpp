@@ -2,10 +2,15 @@
 // (averaged) while backward runs, waited for when it ends.
 #include <kiln/distributed/data_parallel.h>
 
+#include <chrono>
+
 #include <kiln/autograd.h>
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
+
+#include "frontend/distributed/work_mpi.h"
+#include "profiler/comm_counters.h"
 
 namespace kiln::nn::parallel {
 
@@ -14,6 +19,20 @@ namespace {
 void wait_all(std::vector<std::shared_ptr<distributed::Work>>& works) {
   for (auto& w : works) w->wait();
   works.clear();
+}
+
+std::int64_t nanoseconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+}
+
+// Waits for a bucket's all-reduce, counting the wait and the all-reduce's
+// own time (their ratio is the overlap fraction of kiln::stats()).
+void wait_counted(distributed::Work& work) {
+  const auto start = std::chrono::steady_clock::now();
+  work.wait();
+  profiler::record_backward_comm_wait(nanoseconds(std::chrono::steady_clock::now() - start));
+  if (const auto* mpi = dynamic_cast<const distributed::WorkMPI*>(&work))
+    profiler::record_gradient_allreduce(nanoseconds(mpi->run_time()));
 }
 
 }  // namespace
@@ -74,7 +93,7 @@ void GradientReducer::State::finalize() {
     if (!b.work) launch(b);
   NoGradGuard no_grad;
   for (Bucket& b : buckets) {
-    b.work->wait();
+    wait_counted(*b.work);
     std::int64_t offset = 0;
     for (std::size_t slot = 0; slot < b.params.size(); ++slot) {
       const Tensor& p = params[b.params[slot]];

@@ -28,10 +28,16 @@ std::exception_ptr WorkMPI::exception() const {
   return error_;
 }
 
-void WorkMPI::complete(std::exception_ptr error) {
+std::chrono::steady_clock::duration WorkMPI::run_time() const {
+  std::lock_guard lock(mu_);
+  return took_;
+}
+
+void WorkMPI::complete(std::exception_ptr error, std::chrono::steady_clock::duration took) {
   {
     std::lock_guard lock(mu_);
     error_ = std::move(error);
+    took_ = took;
     done_ = true;
   }
   done_cv_.notify_all();

@@ -3,6 +3,7 @@
 // collective's tensors (it is their trace::ExternalAccess).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -24,14 +25,18 @@ class WorkMPI final : public Work, public trace::ExternalAccess {
   /// here: the tensors it was to write are poisoned, so reading them throws.
   void wait() override;
 
-  /// Called once, by the communication thread; `error` null on success.
-  void complete(std::exception_ptr error);
+  /// Called once, by the communication thread; `error` null on success,
+  /// `took` the collective's time from its start on that thread.
+  void complete(std::exception_ptr error, std::chrono::steady_clock::duration took);
+  /// That time (zero until complete).
+  std::chrono::steady_clock::duration run_time() const;
 
  private:
   mutable std::mutex mu_;
   std::condition_variable done_cv_;
   bool done_ = false;
   std::exception_ptr error_;
+  std::chrono::steady_clock::duration took_{};
 };
 
 }  // namespace kiln::distributed
