@@ -27,7 +27,7 @@ TSAN_ENV := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$
 # (vm.mmap_rnd_bits > 28); run them with ASLR off where the machine allows it.
 NO_ASLR := $(shell setarch $$(uname -m) -R true >/dev/null 2>&1 && echo "setarch $$(uname -m) -R")
 
-.PHONY: all deps build demo train test test-sanitize test-asan test-tsan fuzz bench bench-readme clean
+.PHONY: all deps build demo train train-ddp test test-distributed test-sanitize test-asan test-tsan fuzz bench bench-readme clean
 
 all: build
 
@@ -52,8 +52,23 @@ demo: build
 train: build
 	KILN_JIT=1 ./$(BUILD)/examples/fashion_mnist $(MODEL) $(EPOCHS)
 
+# The same training data parallel over NP processes of one machine
+# (examples/fashion_mnist_ddp.cpp): `make train-ddp NP=3 MODEL=cnn`. mpirun's
+# flags are the tests' (KILN_MPIRUN_FLAGS of cmake/KilnMpirun.cmake, read
+# from the build's cache); each rank runs its kernels on one thread.
+NP ?= 2
+train-ddp: build
+	flags=$$(sed -n 's/^KILN_MPIRUN_FLAGS:STRING=//p' $(BUILD)/CMakeCache.txt | tr ';' ' '); \
+	KILN_JIT=1 KILN_NUM_THREADS=1 mpirun -np $(NP) $$flags ./$(BUILD)/examples/fashion_mnist_ddp $(MODEL) $(EPOCHS)
+
 test: build
 	$(CTEST) --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# The MPI suite alone: tests/distributed under mpirun -np 2 and -np 3, and
+# the failure modes (a rank that throws, a rank that stops answering);
+# mpirun's flags are KILN_MPIRUN_FLAGS (cmake/KilnMpirun.cmake).
+test-distributed: build
+	$(CTEST) --test-dir $(BUILD) --output-on-failure -L distributed
 
 # ASan+UBSan on every suite labeled `sanitize`, then TSan on the `threads` suite.
 test-sanitize: test-asan test-tsan

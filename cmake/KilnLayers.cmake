@@ -25,6 +25,8 @@ target_link_libraries(kiln_internal INTERFACE kiln_warnings Threads::Threads)
 set(KILN_PRESENT_LAYERS "")
 foreach(_layer IN LISTS KILN_LAYERS)
   file(GLOB_RECURSE _kiln_layer_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/${_layer}/*.cpp")
+  # frontend/distributed/ is its own library (below): libkiln does not link MPI.
+  list(FILTER _kiln_layer_sources EXCLUDE REGEX "/frontend/distributed/")
   if(NOT _kiln_layer_sources)
     continue()
   endif()
@@ -64,6 +66,20 @@ set_target_properties(kiln PROPERTIES
   SOVERSION 0
   # Installed libkiln.so keeps an RPATH to non-system dependency dirs (e.g. /usr/lib/llvm-19/lib).
   INSTALL_RPATH_USE_LINK_PATH ON)
+
+# frontend/distributed/: kiln::distributed (c10d over MPI) and data-parallel
+# training, a library of its own over libkiln, so that only programs that
+# scale out link MPI. MPI appears nowhere else.
+file(GLOB _kiln_distributed_sources CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/frontend/distributed/*.cpp")
+if(_kiln_distributed_sources)
+  find_package(MPI REQUIRED COMPONENTS CXX)
+  add_library(kiln_distributed SHARED ${_kiln_distributed_sources})
+  add_library(kiln::distributed ALIAS kiln_distributed)
+  target_link_libraries(kiln_distributed PUBLIC kiln PRIVATE kiln_internal MPI::MPI_CXX TBB::tbb)
+  target_link_options(kiln_distributed PRIVATE "LINKER:--no-undefined")
+  set_target_properties(kiln_distributed PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION 0
+                        INSTALL_RPATH_USE_LINK_PATH ON)
+endif()
 
 # tools/: the `kiln` command-line program. It is a program, not part of libkiln.so:
 # it reads the files a kiln program writes (stats snapshots, the kernel cache) and

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "profiler/comm_counters.h"
 #include "profiler/cut_sites.h"
 #include "profiler/enabled.h"
 #include "profiler/events.h"
@@ -184,6 +185,7 @@ void reset() noexcept {
     }
   });
   reset_jit();
+  reset_comm();
   reset_cut_sites();
   reset_events();
   reset_tunables();
@@ -208,6 +210,7 @@ Stats snapshot() {
       if (k.runs[0].get() + k.runs[1].get() > 0) merge(keys[k.key], k);
   });
   fill_jit_stats(s.jit);
+  fill_comm_stats(s);
 
   s.distinct_keys = new_keys().distinct.load(std::memory_order_relaxed);
   std::vector<std::pair<std::uint64_t, const MergedKey*>> order;

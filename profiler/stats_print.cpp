@@ -31,6 +31,11 @@ std::string printed(double value, CounterUnit unit) {
       t << std::fixed << std::setprecision(2) << value << " ms";
       return t.str();
     }
+    case CounterUnit::Fraction: {
+      std::ostringstream t;
+      t << std::fixed << std::setprecision(1) << 100 * value << "%";
+      return t.str();
+    }
     case CounterUnit::Count: break;
   }
   std::ostringstream t;
@@ -53,7 +58,8 @@ class CounterLines {
   void add(std::string_view name, double value, CounterUnit unit) {
     std::string entry(name);
     for (char& c : entry) c = c == '_' ? ' ' : c;
-    entry += " " + printed(value, unit);
+    entry += ' ';
+    entry += printed(value, unit);
     if (column_ > kLabelWidth && column_ + 2 + entry.size() > kLineWidth) {
       out_ << ",\n" << std::string(kLabelWidth, ' ');
       column_ = kLabelWidth;

@@ -10,6 +10,7 @@ packages=(
   llvm-19-dev libzstd-dev          # LLVM 19 (libLLVM-19.so) and what its CMake package looks for
   libtbb-dev libxxhash-dev libunwind-dev
   zlib1g-dev                       # data::datasets::MNIST reads gzip-compressed IDX files
+  libopenmpi-dev openmpi-bin       # kiln_distributed (frontend/distributed/) and its mpirun tests
   nlohmann-json3-dev               # autotune/ reads and writes the tuning database as JSON
   dataset-fashion-mnist            # real IDX files for the data tests (/usr/share/datasets/fashion-mnist)
   googletest libgtest-dev libbenchmark-dev

@@ -116,6 +116,13 @@ std::vector<std::string> summary(const Snapshot& cur, const Snapshot* prev, cons
   if (s.has("recompute_ms")) recomputes += " (" + millis(num(s["recompute_ms"])) + ")";
   out.push_back(pad_label("") + "evictions " + evictions + "  recomputes " + recomputes + "  out-of-memory " +
                 short_count(num(s["oom_errors"])));
+  // A rank of a kiln::distributed job: what it all-reduced and broadcast,
+  // and how much of the gradient all-reduce backward did not wait for.
+  if (num(s["comm_bytes_allreduced"]) + num(s["comm_bytes_broadcast"]) > 0)
+    out.push_back(pad_label("comm") + "all-reduced " + bytes(num(s["comm_bytes_allreduced"])) + " in " +
+                  millis(num(s["allreduce_ms"])) + "  broadcast " + bytes(num(s["comm_bytes_broadcast"])) +
+                  "  backward waited " + millis(num(s["backward_comm_wait_ms"])) + "  overlap " +
+                  (num(s["gradient_allreduce_ms"]) > 0 ? percent(num(s["comm_overlap"]), 1) : "-"));
   std::string cuts;
   std::vector<std::pair<double, std::string>> reasons;
   for (const auto& [name, n] : s["segments_by_reason"].members())

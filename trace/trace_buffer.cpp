@@ -10,6 +10,7 @@
 
 #include "profiler/cut_sites.h"
 #include "profiler/settings/settings.h"
+#include "trace/external_access.h"
 #include "trace/executor.h"
 
 namespace kiln::trace {
@@ -122,10 +123,15 @@ bool TraceBuffer::holds(const Storage* s) {
 void TraceBuffer::append(Node& node, const std::shared_ptr<Storage>* const* inputs,
                          const std::shared_ptr<Storage>& out, bool fresh_out) {
   // Another thread's pending work on these storages runs first, before we
-  // take our own lock (lock order: registry, then one buffer).
+  // take our own lock (lock order: registry, then one buffer); so does a
+  // collective that has them.
   for (int k = 0; k < node.arity; ++k)
-    if (inputs[k]) flush_writer_of(**inputs[k], this, profiler::CutReason::CrossThread);
+    if (inputs[k]) {
+      await_external_access(**inputs[k]);
+      flush_writer_of(**inputs[k], this, profiler::CutReason::CrossThread);
+    }
   if (!fresh_out) {
+    await_external_access(*out);
     flush_writer_of(*out, this, profiler::CutReason::CrossThread);
     std::int32_t readers = out->readers.load(std::memory_order_acquire);
     if (readers > 0) {
@@ -276,6 +282,7 @@ void flush_others(TraceBuffer* self, profiler::CutReason why) {
 }  // namespace
 
 void prepare_access(Storage& s, bool for_write, profiler::CutReason why) {
+  await_external_access(s);
   // Nothing pending touches it (the common case): no buffer to look up.
   if (TraceBuffer* writer = s.writer.load(std::memory_order_acquire)) {
     TraceBuffer& me = TraceBuffer::current();

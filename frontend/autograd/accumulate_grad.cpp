@@ -36,6 +36,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (grads.empty() || !grads[0].defined()) return {};
   if (t_noting) note(leaf_);
   accumulate(*leaf_, std::move(grads[0]));
+  for (const auto& hook : leaf_->post_accumulate_grad_hooks) hook(leaf_->grad);
   return {};
 }
 

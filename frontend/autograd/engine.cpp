@@ -3,8 +3,10 @@
 // Formulas record kiln ops; nothing runs here, so the whole backward joins
 // the trace (and the forward's segment) like any other code.
 #include <algorithm>
+#include <functional>
 #include <queue>
 #include <unordered_map>
+#include <utility>
 
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
@@ -12,6 +14,7 @@
 #include "frontend/autograd/accumulate_grad.h"
 #include "frontend/autograd/meta.h"
 #include "frontend/autograd/node_hooks.h"
+#include "frontend/handle.h"
 
 namespace kiln::autograd {
 
@@ -205,7 +208,44 @@ void roots_of(const variable_list& outputs, const variable_list& grad_outputs, c
   }
 }
 
+// queue_callback's list for the backward pass running on this thread
+// (null outside one; a hook's own backward gets its own list).
+thread_local std::vector<std::function<void()>>* t_callbacks = nullptr;
+
+class CallbackScope {
+ public:
+  CallbackScope() : prev_(std::exchange(t_callbacks, &callbacks_)) {}
+  ~CallbackScope() { t_callbacks = prev_; }
+  CallbackScope(const CallbackScope&) = delete;
+  CallbackScope& operator=(const CallbackScope&) = delete;
+  // Callbacks may queue more callbacks; those run too.
+  void run() {
+    for (std::size_t i = 0; i < callbacks_.size(); ++i) {
+      std::function<void()> callback = callbacks_[i];  // a copy: queuing more may move the list
+      callback();
+    }
+  }
+
+ private:
+  std::vector<std::function<void()>> callbacks_;
+  std::vector<std::function<void()>>* prev_;
+};
+
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  if (!t_callbacks) throw AutogradError("[queue_callback] no backward pass is running on this thread");
+  t_callbacks->push_back(std::move(callback));
+}
+
+void register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor&)> hook) {
+  const trace::TensorImpl& impl = frontend::unwrap(leaf, "register_post_accumulate_grad_hook");
+  AutogradMeta* m = meta(impl);
+  if (!m || !m->requires_grad || m->grad_fn)
+    throw AutogradError(kiln::detail::cat("[register_post_accumulate_grad_hook] only a leaf that requires grad has "
+                                          "an accumulated gradient; got ", describe(impl)));
+  m->post_accumulate_grad_hooks.push_back(std::move(hook));
+}
 
 void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
               bool create_graph, const variable_list& inputs) {
@@ -229,8 +269,10 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
     task.restrict_accumulation(std::move(leaves));
     task.set_targets(targets);
   }
+  CallbackScope callbacks;
   task.run(roots, std::move(grads));
   if (!retain_graph.value_or(create_graph)) task.release_saved_values();
+  callbacks.run();
 }
 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,

@@ -2,8 +2,10 @@
 // per-thread gradient mode, and the edges that connect results to the graph.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include <kiln/autograd.h>
 
@@ -26,6 +28,8 @@ struct AutogradMeta final : trace::TensorExtension {
   // the storage by anyone else, the view's history is re-derived from the
   // base's (LibTorch's attr_version).
   std::uint32_t view_version = 0;
+  // register_post_accumulate_grad_hook: run by the leaf's AccumulateGrad.
+  std::vector<std::function<void(const Tensor&)>> post_accumulate_grad_hooks;
 };
 
 inline AutogradMeta* meta(const trace::TensorImpl& t) { return static_cast<AutogradMeta*>(t.autograd.get()); }

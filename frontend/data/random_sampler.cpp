@@ -6,6 +6,8 @@
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
 
+#include "frontend/data/take_batch.h"
+
 namespace kiln::data::samplers {
 
 namespace {
@@ -34,12 +36,7 @@ void RandomSampler::reset(std::optional<std::size_t> new_size) {
 }
 
 std::optional<std::vector<std::size_t>> RandomSampler::next(std::size_t batch_size) {
-  const std::size_t n = std::min(batch_size, indices_.size() - index_);
-  if (n == 0) return std::nullopt;
-  std::vector<std::size_t> batch(indices_.begin() + static_cast<std::ptrdiff_t>(index_),
-                                 indices_.begin() + static_cast<std::ptrdiff_t>(index_ + n));
-  index_ += n;
-  return batch;
+  return take_batch(indices_, index_, batch_size);
 }
 
 std::size_t RandomSampler::index() const noexcept { return index_; }

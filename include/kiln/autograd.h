@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -104,6 +105,21 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors = 
 variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs = {},
                    std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
                    bool allow_unused = false);
+
+/// Calls `hook(grad)` whenever a backward() pass has accumulated into
+/// `leaf`'s .grad for the last time in that pass: `grad` is the leaf's
+/// gradient, final for the pass (PyTorch's
+/// Tensor.register_post_accumulate_grad_hook, which passes the leaf
+/// itself; kiln passes its .grad, so a hook need not hold the leaf it
+/// hangs on). Data-parallel training starts reducing a gradient here.
+/// kiln::AutogradError when `leaf` is not a leaf that requires grad.
+void register_post_accumulate_grad_hook(const Tensor& leaf, std::function<void(const Tensor& grad)> hook);
+
+/// Runs `callback` on this thread when the backward() pass running on it
+/// ends, after every gradient is accumulated (PyTorch's
+/// Engine::queue_callback): for a hook that starts work the pass must
+/// finish before it returns. kiln::AutogradError outside a backward pass.
+void queue_callback(std::function<void()> callback);
 
 /// Whether ops record gradient history on this thread (default true).
 struct GradMode {

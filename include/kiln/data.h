@@ -21,6 +21,7 @@
 #include <kiln/data/example.h>
 #include <kiln/data/iterator.h>
 #include <kiln/data/samplers/base.h>
+#include <kiln/data/samplers/distributed.h>
 #include <kiln/data/samplers/random.h>
 #include <kiln/data/samplers/sequential.h>
 #include <kiln/data/transforms/base.h>

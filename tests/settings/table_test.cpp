@@ -47,6 +47,7 @@ const std::map<std::string, Example> kExamples = {
     {"KILN_AUTOTUNE_BUDGET", {"500ms", "0"}},
     {"KILN_TUNING_DB", {"/tmp/tuning.json", "db\r.json"}},
     {"KILN_TUNE_BUDGET", {"1min", "-1"}},
+    {"KILN_DIST_TIMEOUT", {"2min", "0"}},
 };
 
 // Reads `s` as its layer does, by its kind.

@@ -43,6 +43,27 @@ TEST(Dashboard, FullSnapshotMatchesTheRecordedScreen) {
             read(kFixtures + "/full.80x24.txt"));
 }
 
+// A rank of a distributed job gets a line for its communication; a
+// single-process snapshot (full.json) has none.
+TEST(Dashboard, ARankShowsItsCommunication) {
+  std::string text = read(kFixtures + "/full.json");
+  const std::string stats = "\"stats\": {";
+  ASSERT_NE(text.find(stats), std::string::npos);
+  text.insert(text.find(stats) + stats.size(),
+              "\"comm_bytes_allreduced\": 268435456, \"comm_bytes_broadcast\": 4096, \"allreduce_ms\": 120.5, "
+              "\"gradient_allreduce_ms\": 100, \"backward_comm_wait_ms\": 25, \"comm_overlap\": 0.75, ");
+  Snapshot s = read_snapshot("rank1.json", text);
+  ASSERT_EQ(s.status, SnapshotStatus::Ok) << s.message;
+  const std::string frame = joined(render_dashboard(s, nullptr, view(120, 40, kWrittenAt)));
+  EXPECT_NE(frame.find("comm        all-reduced 256.0 MiB in 120.5 ms  broadcast 4.0 KiB  backward waited 25.0 ms  "
+                       "overlap 75%"),
+            std::string::npos)
+      << frame;
+  Snapshot single = load_snapshot(kFixtures + "/full.json");
+  EXPECT_EQ(joined(render_dashboard(single, nullptr, view(120, 40, kWrittenAt))).find("all-reduced"),
+            std::string::npos);
+}
+
 TEST(Dashboard, EveryFrameFitsItsTerminal) {
   Snapshot s = load_snapshot(kFixtures + "/full.json");
   for (auto [w, h] : {std::pair{80, 24}, {40, 10}, {200, 60}, {20, 5}}) {

@@ -15,15 +15,17 @@ enum class CounterUnit : std::uint8_t {
   Bytes,        // a size in bytes
   BytesOrNone,  // a size in bytes; 0 means no limit
   Millis,       // milliseconds
+  Fraction,     // a share, from 0 to 1
 };
 
-/// The unit as the schema doc writes it: "count", "bytes", "bytes (0: none)", "ms".
+/// The unit as the schema doc writes it: "count", "bytes", "bytes (0: none)", "ms", "fraction".
 constexpr std::string_view unit_name(CounterUnit unit) {
   switch (unit) {
     case CounterUnit::Count: return "count";
     case CounterUnit::Bytes: return "bytes";
     case CounterUnit::BytesOrNone: return "bytes (0: none)";
     case CounterUnit::Millis: return "ms";
+    case CounterUnit::Fraction: return "fraction";
   }
   return "?";
 }
