@@ -73,6 +73,15 @@ TrainingRun train(double fraction, std::uint64_t peak) {
   return run;
 }
 
+// Prints what a bounded run did, and checks it kept to `fraction` of the
+// unconstrained peak.
+void expect_peak_within_budget(const TrainingRun& bounded, const TrainingRun& unconstrained, double fraction) {
+  std::printf("budget %.0f%%: peak %.2f MiB of %.2f, %llu evictions, %llu recomputes\n", 100 * fraction,
+              static_cast<double>(bounded.peak) / (1 << 20), static_cast<double>(unconstrained.peak) / (1 << 20),
+              static_cast<unsigned long long>(bounded.evictions), static_cast<unsigned long long>(bounded.recomputes));
+  EXPECT_LE(bounded.peak, static_cast<std::uint64_t>(fraction * static_cast<double>(unconstrained.peak)) + 4096);
+}
+
 class TrainingUnderBudget : public ::testing::TestWithParam<double> {
  protected:
   void SetUp() override { kiln::jit::set_enabled(false); }
@@ -85,10 +94,7 @@ class TrainingUnderBudget : public ::testing::TestWithParam<double> {
 TEST_P(TrainingUnderBudget, GivesTheUnconstrainedLossesAndWeightsBitForBit) {
   const TrainingRun unconstrained = train(0, 0);
   const TrainingRun bounded = train(GetParam(), unconstrained.peak);
-  std::printf("budget %.0f%%: peak %.2f MiB of %.2f, %llu evictions, %llu recomputes\n", 100 * GetParam(),
-              static_cast<double>(bounded.peak) / (1 << 20), static_cast<double>(unconstrained.peak) / (1 << 20),
-              static_cast<unsigned long long>(bounded.evictions), static_cast<unsigned long long>(bounded.recomputes));
-  EXPECT_LE(bounded.peak, static_cast<std::uint64_t>(GetParam() * static_cast<double>(unconstrained.peak)) + 4096);
+  expect_peak_within_budget(bounded, unconstrained, GetParam());
   if (GetParam() < 1) {
     EXPECT_GT(bounded.evictions, 0u);
     EXPECT_GT(bounded.recomputes, 0u);
@@ -119,10 +125,7 @@ class TrainingUnderBudgetOnTier1 : public ::testing::TestWithParam<double> {
 TEST_P(TrainingUnderBudgetOnTier1, GivesTheUnconstrainedLossesAndWeights) {
   const TrainingRun unconstrained = train(0, 0);
   const TrainingRun bounded = train(GetParam(), unconstrained.peak);
-  std::printf("budget %.0f%%: peak %.2f MiB of %.2f, %llu evictions, %llu recomputes\n", 100 * GetParam(),
-              static_cast<double>(bounded.peak) / (1 << 20), static_cast<double>(unconstrained.peak) / (1 << 20),
-              static_cast<unsigned long long>(bounded.evictions), static_cast<unsigned long long>(bounded.recomputes));
-  EXPECT_LE(bounded.peak, static_cast<std::uint64_t>(GetParam() * static_cast<double>(unconstrained.peak)) + 4096);
+  expect_peak_within_budget(bounded, unconstrained, GetParam());
   EXPECT_GT(bounded.recomputes, 0u);
   ASSERT_EQ(bounded.losses.size(), unconstrained.losses.size());
   for (std::size_t s = 0; s < bounded.losses.size(); ++s)

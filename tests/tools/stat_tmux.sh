@@ -13,10 +13,11 @@ trap 'tm kill-server 2>/dev/null || true' EXIT
 tm new-session -d -x 80 -y 24 -s stat "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=\$HOME bash --norc --noprofile"
 tm set-option -t stat status off >/dev/null
 
-# Waits (up to 10 s) until the pane shows $1.
+# Waits (up to 10 s) until a line of the pane matches the regex $1 (for the
+# exit status, "^EXIT=[0-9]+$": the typed command line holds "EXIT=$?" too).
 wait_for() {
   for _ in $(seq 100); do
-    tm capture-pane -p -t stat | grep -qF -- "$1" && return 0
+    tm capture-pane -p -t stat | grep -qE -- "$1" && return 0
     sleep 0.1
   done
   echo "FAIL: the screen never showed '$1'; it shows:"; tm capture-pane -p -t stat; exit 1
@@ -34,7 +35,7 @@ grep -q "STALE (" <<<"$screen" || { echo "FAIL: an old snapshot is not marked st
 grep -q "^q quit" <<<"$screen" || { echo "FAIL: no key help on the last line"; exit 1; }
 
 tm send-keys -t stat "$key"
-wait_for "EXIT="
+wait_for "^EXIT=[0-9]+$"
 after=$(tm capture-pane -p -t stat)
 echo "--- after $key:"; echo "$after"
 grep -q "EXIT=0" <<<"$after" || { echo "FAIL: kiln stat did not exit with 0"; exit 1; }

@@ -16,10 +16,11 @@ trap 'tm kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 tm new-session -d -x 160 -y 24 -s tune "env -i PATH=/usr/bin:/bin TERM=xterm-256color HOME=\$HOME bash --norc --noprofile"
 tm set-option -t tune status off >/dev/null
 
-# Waits (up to $2 s, default 30) until the pane shows $1.
+# Waits (up to $2 s, default 30) until a line of the pane matches the regex $1
+# (for the exit status, "^EXIT=[0-9]+$": the typed command line holds "EXIT=$?" too).
 wait_for() {
   for _ in $(seq $(( ${2:-30} * 10 ))); do
-    tm capture-pane -p -t tune | grep -qF -- "$1" && return 0
+    tm capture-pane -p -t tune | grep -qE -- "$1" && return 0
     sleep 0.1
   done
   echo "FAIL: the screen never showed '$1'; it shows:"; tm capture-pane -p -t tune; exit 1
@@ -34,8 +35,8 @@ PY
 }
 
 tm send-keys -t tune "'$kiln' tune --budget 2 --db '$db' matmul 48x64x80 linear 8x128x64; echo EXIT=\$?" Enter
-wait_for "[1/2] matmul 48x64x80"
-wait_for "EXIT=" 60
+wait_for "\[1/2\] matmul 48x64x80"
+wait_for "^EXIT=[0-9]+$" 60
 screen=$(tm capture-pane -p -t tune)
 echo "$screen"
 grep -q "EXIT=0" <<<"$screen" || { echo "FAIL: kiln tune did not exit with 0"; exit 1; }
@@ -45,9 +46,9 @@ grep -qE "^linear 8x128x64 .*kc=" <<<"$screen" || { echo "FAIL: no table row for
 valid_db 2 || { echo "FAIL: the database does not hold the two winners"; exit 1; }
 
 tm send-keys -t tune "clear; '$kiln' tune --budget 120 --db '$db' matmul 512x512x512; echo EXIT=\$?" Enter
-wait_for "[1/1] matmul 512x512x512"
+wait_for "\[1/1\] matmul 512x512x512"
 tm send-keys -t tune C-c
-wait_for "EXIT=" 30
+wait_for "^EXIT=[0-9]+$" 30
 after=$(tm capture-pane -p -t tune)
 echo "--- after C-c:"; echo "$after"
 grep -q "EXIT=130" <<<"$after" || { echo "FAIL: an interrupted kiln tune did not exit with 130"; exit 1; }
