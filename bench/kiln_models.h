@@ -30,6 +30,33 @@ struct MlpImpl : kiln::nn::Module {
 };
 KILN_MODULE(Mlp);
 
+// The CNN of training_bench.cpp and scaleout_bench.cpp, as
+// torch_peer::cnn_classifier_train: 3x3 convolutions keeping the image
+// size, without bias (batch norm follows).
+inline kiln::nn::Conv2dOptions conv_options(std::int64_t in, std::int64_t out) {
+  return kiln::nn::Conv2dOptions(in, out, 3).padding(1).bias(false);
+}
+
+struct CnnImpl : kiln::nn::Module {
+  CnnImpl()
+      : conv1(register_module("conv1", kiln::nn::Conv2d(conv_options(1, 16)))),
+        bn1(register_module("bn1", kiln::nn::BatchNorm2d(16))),
+        conv2(register_module("conv2", kiln::nn::Conv2d(conv_options(16, 32)))),
+        bn2(register_module("bn2", kiln::nn::BatchNorm2d(32))),
+        fc(register_module("fc", kiln::nn::Linear(32 * 7 * 7, 10))) {}
+  kiln::Tensor forward(kiln::Tensor x) {
+    x = kiln::max_pool2d(kiln::relu(bn1(conv1(x))), 2);
+    x = kiln::max_pool2d(kiln::relu(bn2(conv2(x))), 2);
+    return fc(x.flatten(1));
+  }
+  kiln::nn::Conv2d conv1;
+  kiln::nn::BatchNorm2d bn1;
+  kiln::nn::Conv2d conv2;
+  kiln::nn::BatchNorm2d bn2;
+  kiln::nn::Linear fc;
+};
+KILN_MODULE(Cnn);
+
 // Pre-norm residual MLP blocks, x + W2 relu(W1 layer_norm(x)), then a
 // linear head: torch_peer::residual_stack_classifier_train's program.
 struct ResidualStackImpl : kiln::nn::Module {

@@ -56,32 +56,6 @@ std::unique_ptr<kiln::optim::Optimizer> make_optimizer(Optim optim, std::vector<
   return std::make_unique<kiln::optim::SGD>(params, kiln::optim::SGDOptions(0.01).momentum(0.9));
 }
 
-// The CNN of torch_peer::cnn_classifier_train: 3x3 convolutions keeping the
-// image size, without bias (batch norm follows).
-kiln::nn::Conv2dOptions conv_options(std::int64_t in, std::int64_t out) {
-  return kiln::nn::Conv2dOptions(in, out, 3).padding(1).bias(false);
-}
-
-struct CnnImpl : kiln::nn::Module {
-  CnnImpl()
-      : conv1(register_module("conv1", kiln::nn::Conv2d(conv_options(1, 16)))),
-        bn1(register_module("bn1", kiln::nn::BatchNorm2d(16))),
-        conv2(register_module("conv2", kiln::nn::Conv2d(conv_options(16, 32)))),
-        bn2(register_module("bn2", kiln::nn::BatchNorm2d(32))),
-        fc(register_module("fc", kiln::nn::Linear(32 * 7 * 7, 10))) {}
-  kiln::Tensor forward(kiln::Tensor x) {
-    x = kiln::max_pool2d(kiln::relu(bn1(conv1(x))), 2);
-    x = kiln::max_pool2d(kiln::relu(bn2(conv2(x))), 2);
-    return fc(x.flatten(1));
-  }
-  kiln::nn::Conv2d conv1;
-  kiln::nn::BatchNorm2d bn1;
-  kiln::nn::Conv2d conv2;
-  kiln::nn::BatchNorm2d bn2;
-  kiln::nn::Linear fc;
-};
-KILN_MODULE(Cnn);
-
 std::vector<Floats> values_of(const std::vector<kiln::Tensor>& tensors) {
   std::vector<Floats> out;
   for (const kiln::Tensor& t : tensors) out.push_back(t.detach().contiguous().to_vector<float>());

@@ -16,7 +16,9 @@ CommCounters& counters() {
   return c;
 }
 
-double millis(const std::atomic<std::int64_t>& ns) { return static_cast<double>(ns.load(std::memory_order_relaxed)) / 1e6; }
+double millis(const std::atomic<std::int64_t>& ns) {
+  return static_cast<double>(ns.load(std::memory_order_relaxed)) / 1e6;
+}
 
 }  // namespace
 

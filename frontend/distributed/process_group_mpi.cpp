@@ -164,7 +164,7 @@ class ProcessGroupMPIImpl final : public ProcessGroupMPI {
     auto c = std::make_unique<Collective>();
     c->descriptor = describe(++seq_, kind, t, op, root);
     c->timeout = limit.count() > 0 ? limit : timeout();
-    c->work = std::make_shared<WorkMPI>();
+    c->work = std::make_shared<WorkMPI>(to_string(c->descriptor));
     return c;
   }
 

@@ -17,8 +17,17 @@ void WorkMPI::wait() {
   done_cv_.wait(lock, [&] { return done_; });
 }
 
-bool WorkMPI::wait(std::chrono::milliseconds) {
-  wait();
+bool WorkMPI::wait(std::chrono::milliseconds timeout) {
+  if (timeout.count() < 0)
+    throw ValueError(detail::cat("[Work::wait] timeout must be 0 (none) or positive, got ", timeout.count(), " ms"));
+  if (timeout.count() == 0) {
+    wait();
+  } else {
+    std::unique_lock lock(mu_);
+    if (!done_cv_.wait_for(lock, timeout, [&] { return done_; }))
+      throw DistributedError(detail::cat("[Work::wait] ", what_, " did not complete within ", timeout.count(),
+                                         " ms; it goes on"));
+  }
   if (std::exception_ptr error = exception()) std::rethrow_exception(error);
   return true;
 }

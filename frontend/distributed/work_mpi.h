@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <string>
 
 #include <kiln/distributed.h>
 
@@ -16,6 +17,9 @@ namespace kiln::distributed {
 
 class WorkMPI final : public Work, public trace::ExternalAccess {
  public:
+  /// `what`: the collective, for messages ("allreduce #3 of Float [4] (SUM)").
+  explicit WorkMPI(std::string what) : what_(std::move(what)) {}
+
   bool isCompleted() override;
   bool isSuccess() const override;
   bool wait(std::chrono::milliseconds timeout) override;
@@ -32,6 +36,7 @@ class WorkMPI final : public Work, public trace::ExternalAccess {
   std::chrono::steady_clock::duration run_time() const;
 
  private:
+  const std::string what_;
   mutable std::mutex mu_;
   std::condition_variable done_cv_;
   bool done_ = false;

@@ -87,9 +87,13 @@ class Work {
   virtual bool isCompleted() = 0;
   /// Whether it finished without an error.
   virtual bool isSuccess() const = 0;
-  /// Blocks until it finishes; rethrows its failure (a DistributedError).
-  /// Returns true. The `timeout` argument of c10d is accepted and ignored:
-  /// KILN_DIST_TIMEOUT bounds every collective.
+  /// Blocks until it finishes, then rethrows its failure (a
+  /// DistributedError) or returns true. As c10d's Work::wait: a `timeout`
+  /// of 0 (kNoTimeout) waits as long as it takes (KILN_DIST_TIMEOUT still
+  /// ends a collective that never completes); a positive one throws a
+  /// DistributedError when the collective has not finished by then, and
+  /// the collective goes on (a later wait() or access to its tensors waits
+  /// for it). A negative timeout throws kiln::ValueError.
   virtual bool wait(std::chrono::milliseconds timeout = std::chrono::milliseconds(0)) = 0;
   /// Its failure, null if none (yet).
   virtual std::exception_ptr exception() const = 0;

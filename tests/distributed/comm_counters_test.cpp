@@ -26,7 +26,8 @@ TEST(CommCounters, AllreduceAndBroadcastCountTheirBytesAndTime) {
 }
 
 struct NetImpl : torch::nn::Module {
-  NetImpl() : fc1(register_module("fc1", torch::nn::Linear(16, 32))), fc2(register_module("fc2", torch::nn::Linear(32, 4))) {}
+  NetImpl()
+      : fc1(register_module("fc1", torch::nn::Linear(16, 32))), fc2(register_module("fc2", torch::nn::Linear(32, 4))) {}
   torch::Tensor forward(torch::Tensor x) { return fc2(torch::relu(fc1(x))); }
   torch::nn::Linear fc1, fc2;
 };
