@@ -2,6 +2,7 @@
 // (averaged) while backward runs, waited for when it ends.
 #include <kiln/distributed/data_parallel.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include <kiln/autograd.h>
@@ -131,14 +132,20 @@ GradientReducer::GradientReducer(std::vector<Tensor> parameters, std::vector<Ten
   wait_all(works);
 
   // Buckets in reverse registration order, each at most bucket_cap_mb (or
-  // one parameter larger than that) and of one dtype.
+  // one parameter larger than that) and of one dtype. The first is at most
+  // 1 MiB, as PyTorch's (_DEFAULT_FIRST_BUCKET_BYTES): its gradients are
+  // final first, and a small first bucket starts communication while most
+  // of backward is still to run. With 25 MiB for every bucket the MLP
+  // 784-512-512-10 (2.6 MiB of gradients) was one bucket, all-reduced after
+  // backward had ended: nothing overlapped.
   const double cap = options.bucket_cap_mb_ * 1024 * 1024;
+  const double first_cap = std::min(cap, double{1 << 20});
   s.slot_of.resize(s.params.size());
   double bytes = 0;
   for (std::size_t k = s.params.size(); k-- > 0;) {
     const Tensor& p = s.params[k];
     const double size = static_cast<double>(p.numel() * element_size(p.dtype()));
-    const bool fits = !s.buckets.empty() && bytes + size <= cap &&
+    const bool fits = !s.buckets.empty() && bytes + size <= (s.buckets.size() == 1 ? first_cap : cap) &&
                       s.params[s.buckets.back().params.front()].dtype() == p.dtype();
     if (!fits) {
       s.buckets.emplace_back();

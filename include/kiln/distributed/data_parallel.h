@@ -14,8 +14,8 @@
 // - Before each forward, buffers (batch-norm statistics) are broadcast from
 //   rank 0 (broadcast_buffers, default on).
 // - Gradients are grouped into buckets of about bucket_cap_mb (default 25
-//   MiB) in reverse registration order, roughly the order backward makes
-//   them. As soon as backward has made every gradient of a bucket final
+//   MiB; the first at most 1 MiB, as PyTorch's) in reverse registration
+//   order, roughly the order backward makes them. As soon as backward has made every gradient of a bucket final
 //   (autograd::register_post_accumulate_grad_hook), the bucket is flattened
 //   and all-reduced with ReduceOp::AVG on the communication thread while
 //   backward goes on; backward waits for every bucket before it returns
