@@ -10,6 +10,16 @@ install(TARGETS kiln EXPORT kilnTargets
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+# kiln::distributed (c10d over MPI): libkiln_distributed.so links MPI
+# privately, so consumers need no MPI package at configure time; the system's
+# libmpi is found at link and run time as any shared library's.
+if(TARGET kiln_distributed)
+  set_target_properties(kiln_distributed PROPERTIES EXPORT_NAME distributed)
+  install(TARGETS kiln_distributed EXPORT kilnTargets
+    LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+    ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+    RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+endif()
 if(TARGET kiln_cli)
   install(TARGETS kiln_cli kiln_tune RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 endif()

@@ -41,3 +41,4 @@ esac
 
 "$cmake" --build "$work"
 "$work/kiln_consumer"
+[ -x "$work/kiln_consumer_distributed" ] || { echo "run.sh: kiln::distributed was not in the package" >&2; exit 1; }
