@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 namespace kiln::memory {
 

@@ -11,7 +11,6 @@ namespace {
 struct Table {
   std::mutex mu;
   std::unordered_map<const Storage*, std::shared_ptr<ExternalAccess>> in_flight;
-  std::atomic<std::size_t> size{0};
 };
 
 Table& table() {
@@ -21,23 +20,24 @@ Table& table() {
 
 }  // namespace
 
+constinit std::atomic<std::size_t> g_external_accesses{0};
+
 void begin_external_access(const Storage& s, std::shared_ptr<ExternalAccess> access) {
   Table& t = table();
   std::lock_guard lock(t.mu);
   t.in_flight[&s] = std::move(access);
-  t.size.store(t.in_flight.size(), std::memory_order_release);
+  g_external_accesses.store(t.in_flight.size(), std::memory_order_release);
 }
 
 void end_external_access(const Storage& s) noexcept {
   Table& t = table();
   std::lock_guard lock(t.mu);
   t.in_flight.erase(&s);
-  t.size.store(t.in_flight.size(), std::memory_order_release);
+  g_external_accesses.store(t.in_flight.size(), std::memory_order_release);
 }
 
-void await_external_access(const Storage& s) {
+void await_external_access_slow(const Storage& s) {
   Table& t = table();
-  if (t.size.load(std::memory_order_acquire) == 0) return;
   std::shared_ptr<ExternalAccess> access;
   {
     std::lock_guard lock(t.mu);
