@@ -170,12 +170,15 @@ class Queue {
       running_.reset();
       stuck.abandoned->store(true);
       ++abandoned_running_;
-      finish(stuck.id);
-      start_slot();
+      // The job ends, and the next starts, after on_timeout ran (as a
+      // dropped job ends after on_drop): whoever waits for either sees the
+      // timeout counted and the kernel back on tier 0.
       lock.unlock();
       profiler::count(profiler::JitEvent::CompileTimedOut);
       if (stuck.on_timeout) stuck.on_timeout(std::chrono::milliseconds(bound));
       lock.lock();
+      finish(stuck.id);
+      start_slot();
     }
   }
 
