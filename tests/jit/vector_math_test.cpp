@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <kiln/settings.h>
+
 #include "jit/kernels/libmvec.h"
 #include "tests/jit/op_checks.h"
 
@@ -32,9 +34,18 @@ const MathCase kCases[] = {
 std::string describe(const MathCase& c) { return std::string(trace::name(c.op)) + (c.attr ? " (tanh)" : ""); }
 
 /// Restores the process's choice when a test ends, whatever it set.
+// Restores the vector-math switch, and keeps these runs on tier 0: with the
+// JIT on, a kernel another test compiled for the same segment (found in the
+// disk cache the suite shares) could run instead of the tier-0 kernels under
+// test, and a value computed alone and in a run then differed in its last bit.
 struct VectorMathGuard {
+  VectorMathGuard() { kiln::jit::set_enabled(false); }
+  ~VectorMathGuard() {
+    set_vector_math(saved);
+    kiln::jit::set_enabled(jit);
+  }
   bool saved = vector_math_enabled();
-  ~VectorMathGuard() { set_vector_math(saved); }
+  bool jit = kiln::jit::enabled();
 };
 
 // The op on xs (and, for pow, exponents ys), contiguous, on tier 0.
