@@ -5,16 +5,38 @@
 #include "frontend/autograd/accumulate_grad.h"
 #include "frontend/autograd/copy_slices.h"
 #include "frontend/autograd/node_hooks.h"
+#include "trace/object_pool.h"
 
 namespace kiln::autograd {
 
 namespace {
 thread_local std::uint64_t next_sequence_nr = 0;
-}
+
+// Releasing a node's edges from its destructor nests one destructor per
+// node along a chain: dropping the graph of a million-op chain overflowed
+// the stack. So the outermost ~Node of a thread collects the edges of
+// every node it frees here and releases them in a loop (LibTorch's
+// deleteNode does the same).
+thread_local std::vector<std::shared_ptr<Node>> released __attribute__((tls_model("initial-exec")));
+thread_local bool releasing __attribute__((tls_model("initial-exec"))) = false;
+}  // namespace
 
 Node::Node(std::vector<Edge> next_edges, std::uint32_t num_inputs)
     : next_edges_(std::move(next_edges)), num_inputs_(num_inputs), sequence_nr_(next_sequence_nr++) {}
-Node::~Node() = default;
+
+Node::~Node() {
+  std::vector<std::shared_ptr<Node>>& list = released;
+  for (Edge& e : next_edges_)
+    if (e.function && e.function.use_count() == 1) list.push_back(std::move(e.function));
+  if (releasing) return;
+  releasing = true;
+  while (!list.empty()) {
+    std::shared_ptr<Node> last = std::move(list.back());
+    list.pop_back();
+    last.reset();  // its ~Node appends its own edges
+  }
+  releasing = false;
+}
 
 NodeHooks& Node::hooks() {
   if (!hooks_) hooks_ = std::make_unique<NodeHooks>();
@@ -22,7 +44,7 @@ NodeHooks& Node::hooks() {
 }
 
 AutogradMeta& ensure_meta(trace::TensorImpl& t) {
-  if (!t.autograd) t.autograd = std::make_shared<AutogradMeta>();
+  if (!t.autograd) t.autograd = trace::make_pooled<AutogradMeta>();  // one per recorded result
   return *meta(t);
 }
 

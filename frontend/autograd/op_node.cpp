@@ -5,6 +5,7 @@
 
 #include "frontend/autograd/copy_slices.h"
 #include "frontend/autograd/node_hooks.h"
+#include "trace/object_pool.h"
 
 namespace kiln::autograd {
 
@@ -99,7 +100,8 @@ std::shared_ptr<OpNode> make_node(OpId op, std::initializer_list<trace::Input> i
     else edges.emplace_back();
     ++k;
   }
-  auto node = std::make_shared<OpNode>(op, attrs, std::move(edges));
+  // Pooled: a recorded op makes one node and its graph frees them all at once.
+  auto node = trace::make_pooled<OpNode>(op, attrs, std::move(edges));
   node->arity = static_cast<std::uint8_t>(inputs.size());
   k = 0;
   for (const trace::Input& in : inputs) {

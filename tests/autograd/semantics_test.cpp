@@ -283,3 +283,33 @@ TEST(Autograd, AnEmptySliceGetsAZeroGradient) {
 }
 
 }  // namespace
+
+// Runs `fn` on a thread whose stack is `bytes` long.
+void on_small_stack(std::size_t bytes, void (*fn)()) {
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, bytes), 0);
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(&thread, &attr, [](void* f) -> void* {
+    reinterpret_cast<void (*)()>(f)();
+    return nullptr;
+  }, reinterpret_cast<void*>(fn)), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+}
+
+// Dropping a graph frees its nodes in a loop, not one nested destructor per
+// node: a long recurrent loop's graph must not overflow the stack (with
+// nested destructors, this chain overflowed the thread's 1 MiB stack).
+TEST(Autograd, DroppingALongChainsGraphDoesNotRecursePerNode) {
+  const bool jit = kiln::jit::enabled();
+  kiln::jit::set_enabled(false);  // about lifetimes, not kernels
+  on_small_stack(1 << 20, [] {
+    Tensor x = kiln::ones({4}, kiln::requires_grad());
+    Tensor y = x;
+    for (int i = 0; i < 100'000; ++i) y = y * 1.0;
+    y.data_ptr<float>();
+    y = Tensor();
+  });
+  kiln::jit::set_enabled(jit);
+}
