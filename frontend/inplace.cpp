@@ -35,7 +35,7 @@ void record_overwrite(const char* node, const Tensor& self, const Tensor* src) {
   std::vector<Tensor> inputs{self};
   if (src) inputs.push_back(*src);
   if (!autograd::any_requires_grad(inputs) || !self.is_floating_point()) return;
-  std::vector<autograd::Edge> edges;
+  autograd::edge_list edges;
   for (const Tensor& t : inputs) edges.push_back(autograd::gradient_edge(*t.impl()));
   std::vector<std::int64_t> src_shape = src ? src->sizes().vec() : std::vector<std::int64_t>{};
   ScalarType src_dtype = src ? src->dtype() : self.dtype();

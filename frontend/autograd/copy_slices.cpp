@@ -45,8 +45,8 @@ class CopySlices final : public Node {
   void release_variables() override { op_node_->release_variables(); }
 
  private:
-  static std::vector<Edge> edges(Edge base_edge, const Node& op_node) {
-    std::vector<Edge> e = op_node.next_edges();
+  static edge_list edges(Edge base_edge, const Node& op_node) {
+    edge_list e = op_node.next_edges();
     e[0] = std::move(base_edge);
     return e;
   }

@@ -102,8 +102,8 @@ class CustomNode final : public Node {
   std::vector<SavedVariable> saved;
 
  private:
-  static std::vector<Edge> edges_of(const variable_list& args) {
-    std::vector<Edge> e;
+  static edge_list edges_of(const variable_list& args) {
+    edge_list e;
     for (const Tensor& a : args) e.push_back(a.defined() && grad_mode() ? gradient_edge(*a.impl()) : Edge{});
     return e;
   }

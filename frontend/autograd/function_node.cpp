@@ -27,7 +27,7 @@ bool any_requires_grad(const std::vector<Tensor>& inputs) {
 
 void record_function(const char* name, const std::vector<Tensor>& inputs, Tensor& out,
                      FunctionNode::Backward backward, const std::vector<Tensor>& save, bool save_result) {
-  std::vector<Edge> edges;
+  edge_list edges;
   edges.reserve(inputs.size());
   for (const Tensor& t : inputs) edges.push_back(t.defined() ? gradient_edge(*t.impl()) : Edge{});
   auto node = std::make_shared<FunctionNode>(name, std::move(edges), std::move(backward));

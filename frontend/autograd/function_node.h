@@ -19,7 +19,7 @@ class FunctionNode final : public Node {
   /// result last when it was saved. Returns one gradient per input.
   using Backward = std::function<variable_list(const Tensor& grad, const variable_list& saved)>;
 
-  FunctionNode(const char* name, std::vector<Edge> edges, Backward backward)
+  FunctionNode(const char* name, edge_list edges, Backward backward)
       : Node(std::move(edges)), name_(name), backward_(std::move(backward)) {}
   std::string name() const override { return name_; }
   variable_list apply(variable_list&& grads) override;

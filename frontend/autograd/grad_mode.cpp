@@ -4,7 +4,7 @@
 namespace kiln::autograd {
 
 namespace detail {
-thread_local bool grad_enabled = true;
+thread_local bool grad_enabled __attribute__((tls_model("initial-exec"))) = true;
 }
 
 namespace {

@@ -1,16 +1,18 @@
 #include "frontend/autograd/meta.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "frontend/autograd/accumulate_grad.h"
 #include "frontend/autograd/copy_slices.h"
 #include "frontend/autograd/node_hooks.h"
+#include "trace/node.h"
 #include "trace/object_pool.h"
 
 namespace kiln::autograd {
 
 namespace {
-thread_local std::uint64_t next_sequence_nr = 0;
+thread_local std::uint64_t next_sequence_nr __attribute__((tls_model("initial-exec"))) = 0;
 
 // Releasing a node's edges from its destructor nests one destructor per
 // node along a chain: dropping the graph of a million-op chain overflowed
@@ -21,7 +23,27 @@ thread_local std::vector<std::shared_ptr<Node>> released __attribute__((tls_mode
 thread_local bool releasing __attribute__((tls_model("initial-exec"))) = false;
 }  // namespace
 
-Node::Node(std::vector<Edge> next_edges, std::uint32_t num_inputs)
+namespace detail {
+
+namespace {
+constexpr std::size_t kPooledEdges = trace::kMaxArity;
+using EdgeFreeList = trace::BlockFreeList<kPooledEdges * sizeof(Edge)>;
+}  // namespace
+
+Edge* EdgeBlocks::allocate(std::size_t n) {
+  if (n <= kPooledEdges)
+    if (void* p = EdgeFreeList::pop()) return static_cast<Edge*>(p);
+  return static_cast<Edge*>(::operator new(std::max(n, kPooledEdges) * sizeof(Edge)));
+}
+
+void EdgeBlocks::deallocate(Edge* p, std::size_t n) noexcept {
+  if (n <= kPooledEdges && EdgeFreeList::push(p)) return;
+  ::operator delete(p);
+}
+
+}  // namespace detail
+
+Node::Node(edge_list next_edges, std::uint32_t num_inputs)
     : next_edges_(std::move(next_edges)), num_inputs_(num_inputs), sequence_nr_(next_sequence_nr++) {}
 
 Node::~Node() {

@@ -41,7 +41,9 @@ inline bool requires_grad(const trace::TensorImpl& t) {
 }
 
 namespace detail {
-extern thread_local bool grad_enabled;
+// Read by every recorded op: initial-exec, so reading it is one load, not
+// a call to __tls_get_addr.
+extern thread_local bool grad_enabled __attribute__((tls_model("initial-exec")));
 }
 inline bool grad_mode() { return detail::grad_enabled; }
 

@@ -11,7 +11,7 @@ namespace kiln::autograd {
 
 using trace::OpId;
 
-OpNode::OpNode(OpId op_, const trace::Attrs& attrs_, std::vector<Edge> edges)
+OpNode::OpNode(OpId op_, const trace::Attrs& attrs_, edge_list edges)
     : Node(std::move(edges)), op(op_), attrs(attrs_) {}
 
 std::string OpNode::name() const {
@@ -91,7 +91,7 @@ std::shared_ptr<OpNode> make_node(OpId op, std::initializer_list<trace::Input> i
                                   const Tensor* first, const Edge* first_edge) {
   const GradFormula& formula = grad_formula(op);
   KILN_CHECK(formula.fn, "op ", trace::name(op), " has no gradient and cannot be recorded");
-  std::vector<Edge> edges;
+  edge_list edges;
   edges.reserve(inputs.size());
   int k = 0;
   for (const trace::Input& in : inputs) {
@@ -116,7 +116,7 @@ std::shared_ptr<OpNode> make_node(OpId op, std::initializer_list<trace::Input> i
         // saved as what it now is, this node's output (held without history:
         // no reference cycle), and backward reports it modified, as LibTorch.
         const bool overwritten = first_edge && k > 0 && t.storage == inputs.begin()->tensor->storage;
-        node->saved[k] = SavedVariable(k == 0 && first ? *first : handle_of(t), overwritten);
+        node->saved[k] = k == 0 && first ? SavedVariable(*first, overwritten) : SavedVariable(t, overwritten);
         if (overwritten) node->saved[k].saved_before_write();
       }
     } else {
@@ -134,8 +134,8 @@ void record_op(OpId op, std::initializer_list<trace::Input> inputs, const trace:
   std::shared_ptr<OpNode> node = make_node(op, inputs, attrs, nullptr, nullptr);
   node->out_shape = out.impl()->geo;
   node->out_dtype = out.dtype();
-  set_history(*out.impl(), node);
   if (grad_formula(op).saves & kSavesResult) node->result = SavedVariable(out, true);
+  set_history(*out.impl(), std::move(node));
 }
 
 Tensor prepare_inplace(OpId op, const Tensor& self, const char* name, bool track) {

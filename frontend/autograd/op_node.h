@@ -14,7 +14,7 @@ namespace kiln::autograd {
 
 class OpNode final : public Node {
  public:
-  OpNode(trace::OpId op, const trace::Attrs& attrs, std::vector<Edge> edges);
+  OpNode(trace::OpId op, const trace::Attrs& attrs, edge_list edges);
   std::string name() const override;
   variable_list apply(variable_list&& grads) override;
   void release_variables() override;

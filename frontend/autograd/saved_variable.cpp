@@ -8,8 +8,12 @@
 namespace kiln::autograd {
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
-  if (!t.defined()) return;
-  const trace::TensorImpl& impl = *t.impl();
+  if (t.defined()) save(*t.impl(), is_output);
+}
+
+SavedVariable::SavedVariable(const trace::TensorImpl& t, bool is_output) { save(t, is_output); }
+
+void SavedVariable::save(const trace::TensorImpl& impl, bool is_output) {
   version_ = impl.storage->version();
   is_output_ = is_output;
   const AutogradMeta* m = meta(impl);
@@ -24,7 +28,8 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     grad_fn_ = m->grad_fn;
     output_nr_ = m->output_nr;
   } else {
-    data_ = t.impl();  // a leaf (its AccumulateGrad is found through it) or a constant
+    // a leaf (its AccumulateGrad is found through it) or a constant
+    data_ = std::const_pointer_cast<trace::TensorImpl>(impl.shared_from_this());
   }
 }
 

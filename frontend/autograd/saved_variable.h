@@ -19,6 +19,7 @@ class SavedVariable {
   /// holding its own output would be a reference cycle) and gets it back
   /// from the node when unpacked.
   SavedVariable(const Tensor& t, bool is_output);
+  SavedVariable(const trace::TensorImpl& t, bool is_output);
 
   bool defined() const { return data_ != nullptr || released_; }
   /// The saved tensor, with history when `owner` is the node that made it.
@@ -34,6 +35,8 @@ class SavedVariable {
   }
 
  private:
+  void save(const trace::TensorImpl& t, bool is_output);
+
   trace::TensorRef data_;
   std::shared_ptr<Node> grad_fn_;  // a non-leaf input's history when saved
   std::uint32_t version_ = 0;

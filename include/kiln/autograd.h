@@ -20,6 +20,7 @@
 //   (printing, item(), data_ptr()) runs the backward ops it depends on.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,6 +51,31 @@ struct Edge {
   bool is_valid() const { return function != nullptr; }
 };
 
+namespace detail {
+/// Hands out a node's edge array (every recorded op makes one) from
+/// per-thread free lists when it holds at most three edges, as most do.
+struct EdgeBlocks {
+  static Edge* allocate(std::size_t n);
+  static void deallocate(Edge* p, std::size_t n) noexcept;
+};
+template <class T>
+struct EdgeAllocator {
+  using value_type = T;
+  EdgeAllocator() = default;
+  template <class U>
+  EdgeAllocator(const EdgeAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return EdgeBlocks::allocate(n); }
+  void deallocate(T* p, std::size_t n) noexcept { EdgeBlocks::deallocate(p, n); }
+  template <class U>
+  bool operator==(const EdgeAllocator<U>&) const noexcept {
+    return true;
+  }
+};
+}  // namespace detail
+
+/// A node's edges, one per forward input (LibTorch's edge_list).
+using edge_list = std::vector<Edge, detail::EdgeAllocator<Edge>>;
+
 /// A node of the backward graph: the gradient of one recorded op (or of a
 /// custom Function, or the accumulation into a leaf's .grad).
 class Node : public std::enable_shared_from_this<Node> {
@@ -61,7 +87,7 @@ class Node : public std::enable_shared_from_this<Node> {
   /// LibTorch's name for the node, e.g. "AddBackward0", "MmBackward0".
   virtual std::string name() const = 0;
   /// One edge per forward input, in order: where each input's gradient goes.
-  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  const edge_list& next_edges() const { return next_edges_; }
   std::size_t num_outputs() const { return next_edges_.size(); }
   /// Gradients this node receives: one per output of the forward op.
   std::uint32_t num_inputs() const { return num_inputs_; }
@@ -81,9 +107,9 @@ class Node : public std::enable_shared_from_this<Node> {
   bool has_hooks() const { return hooks_ != nullptr; }
 
  protected:
-  explicit Node(std::vector<Edge> next_edges, std::uint32_t num_inputs = 1);
+  explicit Node(edge_list next_edges, std::uint32_t num_inputs = 1);
   void set_num_inputs(std::uint32_t n) { num_inputs_ = n; }
-  std::vector<Edge> next_edges_;
+  edge_list next_edges_;
 
  private:
   std::uint32_t num_inputs_;
