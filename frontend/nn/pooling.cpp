@@ -6,6 +6,8 @@
 #include <limits>
 #include <ostream>
 
+#include <kiln/autograd.h>
+#include <kiln/autograd/function.h>
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
@@ -35,6 +37,45 @@ void check_padding(const detail::WindowGeometry& g, const char* op) {
                                          "got padding ", g.padding[i], " for kernel ", g.kernel[i], " in dim ", i));
 }
 
+// The first maximum of each window of [N, C, K, *out] over its K offsets
+// (a NaN is the maximum, the first NaN wins, as in LibTorch), by a chain of
+// selects over the offsets: the JIT fuses it into one kernel. (An argmax
+// over the offsets and a gather took 15% of a CNN training step on one
+// thread, the argmax alone 3.5 ns a position.) `first`, when given, gets the
+// offset of that maximum.
+Tensor first_maximum(const Tensor& windows, Tensor* first) {
+  Tensor y = windows.select(2, 0);
+  if (first && windows.size(2) == 1) *first = zeros(y.sizes(), kInt64);
+  for (std::int64_t k = 1; k < windows.size(2); ++k) {
+    const Tensor v = windows.select(2, k);
+    const Tensor wins = logical_or(v > y, logical_and(v != v, y == y));
+    y = where(wins, v, y);
+    if (first) *first = k == 1 ? wins.to(kInt64) : where(wins, k, *first);
+  }
+  return y;
+}
+
+// Max pooling's windows to their maxima, with LibTorch's gradient: each
+// window's gradient goes to its first maximum only. Backward is one select
+// against the saved offsets; the select chain's own gradient would build a
+// zero-filled window set per offset and add them.
+struct MaxPoolWithIndices : autograd::Function<MaxPoolWithIndices> {
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& windows) {
+    Tensor first;
+    Tensor y = first_maximum(windows, &first);
+    ctx->save_for_backward({first});
+    ctx->saved_data["kernel"] = windows.size(2);
+    return y;
+  }
+  static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list grads) {
+    const Tensor first = ctx->get_saved_variables()[0].unsqueeze(2);
+    std::vector<std::int64_t> offsets_shape(static_cast<std::size_t>(first.dim()), 1);
+    offsets_shape[2] = ctx->saved_data["kernel"].toInt();
+    const Tensor offsets = arange(offsets_shape[2], kInt64).view(offsets_shape);
+    return {where(offsets == first, grads[0].unsqueeze(2), 0)};
+  }
+};
+
 Tensor max_pool(const Tensor& input, detail::WindowGeometry g, const char* op) {
   bool unbatched = false;
   const Tensor x = batched(input, g.kernel.size(), op, unbatched);
@@ -42,18 +83,9 @@ Tensor max_pool(const Tensor& input, detail::WindowGeometry g, const char* op) {
   const std::vector<std::int64_t> out = detail::output_sizes(x, g, op);
   const Tensor padded = detail::pad_spatial(x, g.padding, detail::padding_after(x, g, out),
                                             -std::numeric_limits<double>::infinity());
-  // The first maximum of each window (a NaN is the maximum, the first NaN
-  // wins, as in LibTorch), by a chain of selects over the kernel offsets:
-  // the JIT fuses it into one kernel, and the gradient follows the selects
-  // back to that element only. (An argmax over the offsets and a gather
-  // took 15% of a CNN training step on one thread, the argmax alone 3.5 ns
-  // a position.)
   const Tensor windows = detail::window_columns(padded, g, out, op);
-  Tensor y = windows.select(2, 0);
-  for (std::int64_t k = 1; k < windows.size(2); ++k) {
-    const Tensor v = windows.select(2, k);
-    y = where(logical_or(v > y, logical_and(v != v, y == y)), v, y);
-  }
+  const Tensor y = GradMode::is_enabled() && windows.requires_grad() ? MaxPoolWithIndices::apply(windows)
+                                                                      : first_maximum(windows, nullptr);
   return unbatched ? y.squeeze(0) : y;
 }
 

@@ -198,6 +198,14 @@ TEST(ConvPool, MaxPoolSendsATiedWindowsGradientToItsFirstMaximum) {
   EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 1, 0, 0}));
 }
 
+TEST(ConvPool, MaxPoolWithAOneElementKernelPassesTheGradientThrough) {
+  Tensor x = torch::tensor({1.0, -2.0, 3.0, 0.5, 4.0, -1.0}, torch::kFloat64).view({1, 1, 2, 3}).requires_grad_();
+  const Tensor y = torch::max_pool2d(x, 1);
+  EXPECT_EQ(values(y), values(x));
+  (y * torch::arange(6, torch::kFloat64).view({1, 1, 2, 3})).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+}
+
 TEST(ConvPool, MaxPoolOfAWindowWithNaNIsNaNAndItsGradientGoesToTheFirstNaN) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   Tensor x = torch::tensor({1.0, nan, 5.0, nan, 2.0, 3.0, 4.0, 0.5}, torch::kFloat64).view({1, 1, 2, 4}).requires_grad_();
