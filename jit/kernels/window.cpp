@@ -73,6 +73,36 @@ struct WindowPlan {
   }
 };
 
+// The rows of a window plane are short (a 14-wide image has 14 windows a
+// row) and their steps known only at run time: the contiguous cases and
+// pooling's step of 2 get loops the compiler vectorizes, the rest a plain one.
+template <class T>
+void copy_row(T* out, std::int64_t out_step, const T* in, std::int64_t in_step, std::int64_t n) {
+  if (out_step == 1 && in_step == 1) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = in[i];
+  } else if (out_step == 1 && in_step == 2) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = in[2 * i];
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out[i * out_step] = in[i * in_step];
+  }
+}
+
+template <class T>
+void zero_row(T* out, std::int64_t step, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) out[i * step] = T(0);
+}
+
+template <class T>
+void add_row(T* out, std::int64_t out_step, const T* in, std::int64_t in_step, std::int64_t n) {
+  if (out_step == 1 && in_step == 1) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] += in[i];
+  } else if (out_step == 2 && in_step == 1) {
+    for (std::int64_t i = 0; i < n; ++i) out[2 * i] += in[i];
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out[i * out_step] += in[i * in_step];
+  }
+}
+
 template <class T>
 void im2col(const KernelCall& call) {
   const WindowPlan p(*call.node, call.in[0], call.out);
@@ -83,10 +113,9 @@ void im2col(const KernelCall& call) {
     p.for_each_row(i, j, [&](std::int64_t l0, std::int64_t y, std::int64_t lo, std::int64_t hi, std::int64_t x0) {
       T* out = columns + row + l0 * ls;
       const std::int64_t in = plane + y * ys + x0 * p.image_strides[3];  // an offset: it may lie in the padding
-      std::int64_t ox = 0;
-      for (; ox < lo; ++ox) out[ox * ls] = T(0);
-      for (; ox < hi; ++ox) out[ox * ls] = image[in + ox * xs];
-      for (; ox < p.ow; ++ox) out[ox * ls] = T(0);
+      zero_row(out, ls, lo);
+      copy_row(out + lo * ls, ls, image + in + lo * xs, xs, hi - lo);
+      zero_row(out + hi * ls, ls, p.ow - hi);
     });
   });
 }
@@ -99,12 +128,10 @@ void col2im(const KernelCall& call) {
   const std::int64_t ls = p.column_strides[2], ys = p.image_strides[2], xs = p.image_strides[3] * p.w.stride[1];
   p.for_each_offset([&](std::int64_t plane, std::int64_t row, std::int64_t i, std::int64_t j) {
     if (i == 0 && j == 0)  // the plane's first offset: clear it first (one task owns the plane)
-      for (std::int64_t y = 0; y < p.h; ++y)
-        for (std::int64_t x = 0; x < p.wd; ++x) image[plane + y * ys + x * p.image_strides[3]] = T(0);
+      for (std::int64_t y = 0; y < p.h; ++y) zero_row(image + plane + y * ys, p.image_strides[3], p.wd);
     p.for_each_row(i, j, [&](std::int64_t l0, std::int64_t y, std::int64_t lo, std::int64_t hi, std::int64_t x0) {
-      const T* in = columns + row + l0 * ls;
       const std::int64_t out = plane + y * ys + x0 * p.image_strides[3];  // an offset: it may lie in the padding
-      for (std::int64_t ox = lo; ox < hi; ++ox) image[out + ox * xs] += in[ox * ls];
+      add_row(image + out + lo * xs, xs, columns + row + (l0 + lo) * ls, ls, hi - lo);
     });
   });
 }

@@ -83,6 +83,9 @@ TEST(Fold, IsUnfoldsAdjointAndCountsTheWindowsOverEachElement) {
     const torch::Tensor y = torch::randn(cols.sizes(), torch::kFloat64);
     const double lhs = (cols * y).sum().item<double>(), rhs = (x * F::fold(y, win.fold(h, w))).sum().item<double>();
     EXPECT_NEAR(lhs, rhs, 1e-9 * (1 + std::abs(lhs)));
+    // Columns stored transposed (a strided view) fold to the same image.
+    const torch::Tensor strided = y.transpose(1, 2).contiguous().transpose(1, 2);
+    knn::expect_near(knn::values(F::fold(strided, win.fold(h, w))), knn::values(F::fold(y, win.fold(h, w))), 0);
     // fold(unfold(ones)): how many windows read each element, counted by a loop.
     const torch::Tensor ones_image = torch::ones({1, 1, h, w}, torch::kFloat64);
     const std::vector<double> counts = knn::values(F::fold(F::unfold(ones_image, win.unfold()), win.fold(h, w)));
