@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <kiln/kiln.h>
 
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "tests/jit_tier1/tiers.h"
@@ -36,6 +38,30 @@ TEST(Tier1ViewOffsets, ViewsOfOneTensorAtDifferentOffsetsRunCompiled) {
   const kiln::JitStats after = kiln::stats().jit;
   EXPECT_EQ(after.group_runs_interpreted, before.group_runs_interpreted);
   EXPECT_GE(after.group_runs_compiled - before.group_runs_compiled, 3u);
+}
+
+TEST(Tier1ViewOffsets, MaxPoolOfTilingWindowsRunsCompiledAsOnTierZero) {
+  // Without a gradient, 2x2 windows that tile the input are four strided
+  // views of it; ties and NaNs must resolve as on tier 0.
+  std::vector<float> values(2 * 3 * 6 * 8);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = i % 11 == 3 ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>((i * 7 + i / 5) % 3);
+  const Tensor x = kiln::tensor(values).view({2, 3, 6, 8});
+  kiln::jit::set_enabled(false);
+  const std::vector<float> want = kiln::max_pool2d(x, 2).to_vector<float>();
+  auto same = [&](const std::vector<float>& got) {
+    if (got.size() != want.size()) return false;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      if (!(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i])))) return false;
+    return true;
+  };
+  tiers::Tier1Scope scope;
+  EXPECT_TRUE(same(kiln::max_pool2d(x, 2).to_vector<float>())) << "first run, compiling";
+  const kiln::JitStats before = kiln::stats().jit;
+  EXPECT_TRUE(same(kiln::max_pool2d(x, 2).to_vector<float>()));
+  const kiln::JitStats after = kiln::stats().jit;
+  EXPECT_EQ(after.group_runs_interpreted, before.group_runs_interpreted);
+  EXPECT_GT(after.group_runs_compiled, before.group_runs_compiled);
 }
 
 }  // namespace
