@@ -114,7 +114,7 @@ void im2col(const KernelCall& call) {
       T* out = columns + row + l0 * ls;
       const std::int64_t in = plane + y * ys + x0 * p.image_strides[3];  // an offset: it may lie in the padding
       zero_row(out, ls, lo);
-      copy_row(out + lo * ls, ls, image + in + lo * xs, xs, hi - lo);
+      if (hi > lo) copy_row(out + lo * ls, ls, image + (in + lo * xs), xs, hi - lo);
       zero_row(out + hi * ls, ls, p.ow - hi);
     });
   });
@@ -131,7 +131,7 @@ void col2im(const KernelCall& call) {
       for (std::int64_t y = 0; y < p.h; ++y) zero_row(image + plane + y * ys, p.image_strides[3], p.wd);
     p.for_each_row(i, j, [&](std::int64_t l0, std::int64_t y, std::int64_t lo, std::int64_t hi, std::int64_t x0) {
       const std::int64_t out = plane + y * ys + x0 * p.image_strides[3];  // an offset: it may lie in the padding
-      add_row(image + out + lo * xs, xs, columns + row + (l0 + lo) * ls, ls, hi - lo);
+      if (hi > lo) add_row(image + (out + lo * xs), xs, columns + row + (l0 + lo) * ls, ls, hi - lo);
     });
   });
 }
