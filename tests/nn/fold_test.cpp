@@ -51,6 +51,7 @@ std::vector<double> unfold_loop(const std::vector<double>& x, std::int64_t n, st
 
 const std::vector<Window> kWindows = {
     {3, 3, 1, 1, 1, 1, 1, 1},  // a 3x3 same-size convolution's
+    {3, 3, 1, 1, 2, 2, 2, 2},  // same-size again, dilated
     {2, 3, 2, 1, 1, 0, 1, 2},  // stride, padding and dilation on different dims
     {5, 5, 1, 1, 0, 0, 1, 1},  // LeNet's
     {1, 1, 3, 2, 0, 0, 1, 1},  // 1x1 windows that skip elements
