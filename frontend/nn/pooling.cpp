@@ -6,6 +6,8 @@
 #include <limits>
 #include <ostream>
 
+#include <kiln/autograd.h>
+#include <kiln/autograd/function.h>
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
@@ -35,6 +37,94 @@ void check_padding(const detail::WindowGeometry& g, const char* op) {
                                          "got padding ", g.padding[i], " for kernel ", g.kernel[i], " in dim ", i));
 }
 
+// A max pool's windows: `windows` holds every window's elements, along
+// `offset_dims` (row-major: the kernel offsets in LibTorch's scan order),
+// the other dims being [N, C, *out].
+struct WindowSet {
+  Tensor windows;
+  std::vector<std::int64_t> offset_dims;
+};
+
+// Windows that tile `padded` (stride == kernel, no dilation, nothing past
+// the last window) are a view of it, [N, C, out0, k0, out1, k1], read in
+// place; others are one Im2col, [N, C, K, *out]. The view saves the Im2col
+// (CNN inference at batch 32: 3.2 -> 2.6 ms). Not under autograd: the
+// gradient of the view is a select over [..., out1, k1], whose inner loop
+// is k1 long (a 2x2 pooling's gradient took 1 ms longer than Im2col's
+// Col2im).
+WindowSet max_pool_windows(const Tensor& padded, const detail::WindowGeometry& g, const std::vector<std::int64_t>& out,
+                           bool tiled_view, const char* op) {
+  WindowSet tiled{Tensor(), {}};
+  std::vector<std::int64_t> shape = {padded.size(0), padded.size(1)};
+  for (std::size_t i = 0; i < g.kernel.size(); ++i) {
+    if (!tiled_view || g.stride[i] != g.kernel[i] || g.dilation[i] != 1 ||
+        padded.size(static_cast<std::int64_t>(2 + i)) != out[i] * g.kernel[i])
+      return {detail::window_columns(padded, g, out, op), {2}};
+    shape.push_back(out[i]);
+    shape.push_back(g.kernel[i]);
+    tiled.offset_dims.push_back(static_cast<std::int64_t>(shape.size()) - 1);
+  }
+  tiled.windows = padded.reshape(shape);
+  return tiled;
+}
+
+// The first maximum of each window over its kernel offsets (a NaN is the
+// maximum, the first NaN wins, as in LibTorch), by a chain of selects over
+// the offsets: the JIT fuses it into one kernel. (An argmax over the
+// offsets and a gather took 15% of a CNN training step on one thread, the
+// argmax alone 3.5 ns a position.) `first`, when given, gets the offset of
+// that maximum.
+Tensor first_maximum(const Tensor& windows, const std::vector<std::int64_t>& offset_dims, Tensor* first) {
+  std::int64_t kernel = 1;
+  for (std::int64_t d : offset_dims) kernel *= windows.size(d);
+  auto at_offset = [&](std::int64_t k) {  // the last offset dim first, so the others keep their places
+    Tensor v = windows;
+    for (auto d = offset_dims.rbegin(); d != offset_dims.rend(); ++d) {
+      v = v.select(*d, k % windows.size(*d));
+      k /= windows.size(*d);
+    }
+    return v;
+  };
+  Tensor y = at_offset(0);
+  if (first && kernel == 1) *first = zeros(y.sizes(), kInt64);
+  for (std::int64_t k = 1; k < kernel; ++k) {
+    const Tensor v = at_offset(k);
+    const Tensor wins = logical_or(v > y, logical_and(v != v, y == y));
+    y = where(wins, v, y);
+    if (first) *first = k == 1 ? wins.to(kInt64) : where(wins, k, *first);
+  }
+  return y;
+}
+
+// Max pooling's windows to their maxima, with LibTorch's gradient: each
+// window's gradient goes to its first maximum only. Backward is one select
+// against the saved offsets; the select chain's own gradient would build a
+// zero-filled window set per offset and add them.
+struct MaxPoolWithIndices : autograd::Function<MaxPoolWithIndices> {
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& windows, std::vector<std::int64_t> offset_dims) {
+    Tensor first;
+    Tensor y = first_maximum(windows, offset_dims, &first);
+    ctx->save_for_backward({first});
+    std::vector<std::int64_t> offsets_shape(static_cast<std::size_t>(windows.dim()), 1);
+    for (std::int64_t d : offset_dims) offsets_shape[static_cast<std::size_t>(d)] = windows.size(d);
+    ctx->saved_data["offsets_shape"] = std::move(offsets_shape);
+    ctx->saved_data["offset_dims"] = std::move(offset_dims);
+    return y;
+  }
+  static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list grads) {
+    Tensor first = ctx->get_saved_variables()[0], grad = grads[0];
+    for (std::int64_t d : ctx->saved_data["offset_dims"].toIntVector()) {
+      first = first.unsqueeze(d);
+      grad = grad.unsqueeze(d);
+    }
+    const std::vector<std::int64_t>& offsets_shape = ctx->saved_data["offsets_shape"].toIntVector();
+    std::int64_t kernel = 1;
+    for (std::int64_t size : offsets_shape) kernel *= size;
+    const Tensor offsets = arange(kernel, kInt64).view(offsets_shape);
+    return {where(offsets == first, grad, 0), Tensor()};
+  }
+};
+
 Tensor max_pool(const Tensor& input, detail::WindowGeometry g, const char* op) {
   bool unbatched = false;
   const Tensor x = batched(input, g.kernel.size(), op, unbatched);
@@ -42,18 +132,10 @@ Tensor max_pool(const Tensor& input, detail::WindowGeometry g, const char* op) {
   const std::vector<std::int64_t> out = detail::output_sizes(x, g, op);
   const Tensor padded = detail::pad_spatial(x, g.padding, detail::padding_after(x, g, out),
                                             -std::numeric_limits<double>::infinity());
-  // The first maximum of each window (a NaN is the maximum, the first NaN
-  // wins, as in LibTorch), by a chain of selects over the kernel offsets:
-  // the JIT fuses it into one kernel, and the gradient follows the selects
-  // back to that element only. (An argmax over the offsets and a gather
-  // took 15% of a CNN training step on one thread, the argmax alone 3.5 ns
-  // a position.)
-  const Tensor windows = detail::window_columns(padded, g, out, op);
-  Tensor y = windows.select(2, 0);
-  for (std::int64_t k = 1; k < windows.size(2); ++k) {
-    const Tensor v = windows.select(2, k);
-    y = where(logical_or(v > y, logical_and(v != v, y == y)), v, y);
-  }
+  const bool differentiable = GradMode::is_enabled() && padded.requires_grad();
+  const auto [windows, offset_dims] = max_pool_windows(padded, g, out, !differentiable, op);
+  const Tensor y = differentiable ? MaxPoolWithIndices::apply(windows, offset_dims)
+                                  : first_maximum(windows, offset_dims, nullptr);
   return unbatched ? y.squeeze(0) : y;
 }
 

@@ -93,7 +93,10 @@ Tensor window_columns(const Tensor& padded, const WindowGeometry& g, const std::
   // The windows that fit `padded`, then only the first `out` of them per dim.
   const std::int64_t rows = w.out_size(0, image.size(2)), cols = w.out_size(1, image.size(3));
   Tensor windows = frontend::im2col(image, w, op).reshape({padded.size(0), padded.size(1), k, rows, cols});
-  windows = windows.narrow(3, 0, s == 1 ? 1 : out[0]).narrow(4, 0, out[s - 1]);
+  // Narrowing a dim to its whole size would only add a copy to the gradient.
+  const std::int64_t out_rows = s == 1 ? 1 : out[0];
+  if (rows != out_rows) windows = windows.narrow(3, 0, out_rows);
+  if (cols != out[s - 1]) windows = windows.narrow(4, 0, out[s - 1]);
   std::vector<std::int64_t> shape = {padded.size(0), padded.size(1), k};
   shape.insert(shape.end(), out.begin(), out.end());
   return windows.reshape(shape);

@@ -193,7 +193,11 @@ class GroupBuilder {
       return {ArgRef::Instr, w->instr};
     }
     for (const Access& r : loaded_) {
-      if (r.value == in.value && space_.same_walk(r.walk, walk)) {
+      // Views of one storage at different offsets (a window's kernel
+      // offsets, selected one by one) are different inputs: merged, every
+      // run would fail views_match and fall back to tier 0.
+      if (r.value == in.value && space_.same_walk(r.walk, walk) &&
+          operand(seg_, r.where).geo.offset == in.geo.offset) {
         group_.same_view.push_back({where, r.where});
         return {ArgRef::Input, r.input};
       }

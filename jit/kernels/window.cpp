@@ -73,20 +73,90 @@ struct WindowPlan {
   }
 };
 
+// The rows of a window plane are short (a 14-wide image has 14 windows a
+// row) and their steps known only at run time: the contiguous cases and
+// pooling's step of 2 get loops the compiler vectorizes, the rest a plain one.
+template <class T>
+void copy_row(T* out, std::int64_t out_step, const T* in, std::int64_t in_step, std::int64_t n) {
+  if (out_step == 1 && in_step == 1) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = in[i];
+  } else if (out_step == 1 && in_step == 2) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = in[2 * i];
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out[i * out_step] = in[i * in_step];
+  }
+}
+
+template <class T>
+void zero_row(T* out, std::int64_t step, std::int64_t n) {
+  if (step == 1) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = T(0);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out[i * step] = T(0);
+  }
+}
+
+template <class T>
+void add_row(T* out, std::int64_t out_step, const T* in, std::int64_t in_step, std::int64_t n) {
+  if (out_step == 1 && in_step == 1) {
+    for (std::int64_t i = 0; i < n; ++i) out[i] += in[i];
+  } else if (out_step == 2 && in_step == 1) {
+    for (std::int64_t i = 0; i < n; ++i) out[2 * i] += in[i];
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out[i * out_step] += in[i * in_step];
+  }
+}
+
+// Windows of stride 1 over contiguous image rows as long as a row of
+// windows (a "same" convolution: 3x3 with padding 1): column oy * ow + ox of
+// offset (i, j) reads image element (oy + shift) * ow + x0 + ox, so the rows
+// of windows inside the image are one run of the image, copied at once;
+// the columns over the left and right padding, which that copy filled from
+// the neighbouring rows, are then zeroed. (Row by row, the 14-wide rows of
+// the CNN's second convolution cost about 7 ns each.)
+bool same_rows(const WindowPlan& p) {
+  return p.column_strides[2] == 1 && p.image_strides[3] == 1 && p.image_strides[2] == p.ow && p.w.stride[0] == 1 &&
+         p.w.stride[1] == 1;
+}
+
+template <class T>
+void im2col_same_rows(const WindowPlan& p, const T* image, T* columns) {
+  const std::int64_t ow = p.ow;
+  p.for_each_offset([&](std::int64_t plane, std::int64_t row, std::int64_t i, std::int64_t j) {
+    T* out = columns + row;
+    const std::int64_t shift = i * p.w.dilation[0] - p.w.padding[0], x0 = j * p.w.dilation[1] - p.w.padding[1];
+    const std::int64_t first = std::clamp<std::int64_t>(-shift, 0, p.oh);
+    const std::int64_t last = std::clamp<std::int64_t>(p.h - shift, first, p.oh);
+    const std::int64_t lo = std::clamp<std::int64_t>(-x0, 0, ow), hi = std::clamp<std::int64_t>(p.wd - x0, lo, ow);
+    if (first == last || lo == hi) {
+      std::fill_n(out, p.oh * ow, T(0));
+      return;
+    }
+    std::fill_n(out, first * ow + lo, T(0));
+    const std::int64_t begin = first * ow + lo, end = (last - 1) * ow + hi;
+    std::copy_n(image + (plane + (first + shift) * ow + x0 + lo), end - begin, out + begin);
+    for (std::int64_t oy = first; oy + 1 < last; ++oy) {
+      std::fill(out + oy * ow + hi, out + oy * ow + ow, T(0));
+      std::fill(out + (oy + 1) * ow, out + (oy + 1) * ow + lo, T(0));
+    }
+    std::fill(out + end, out + p.oh * ow, T(0));
+  });
+}
+
 template <class T>
 void im2col(const KernelCall& call) {
   const WindowPlan p(*call.node, call.in[0], call.out);
   const T* image = reinterpret_cast<const T*>(call.in[0].data);
   T* columns = reinterpret_cast<T*>(call.out.data);
+  if (same_rows(p)) return im2col_same_rows(p, image, columns);
   const std::int64_t ls = p.column_strides[2], ys = p.image_strides[2], xs = p.image_strides[3] * p.w.stride[1];
   p.for_each_offset([&](std::int64_t plane, std::int64_t row, std::int64_t i, std::int64_t j) {
     p.for_each_row(i, j, [&](std::int64_t l0, std::int64_t y, std::int64_t lo, std::int64_t hi, std::int64_t x0) {
       T* out = columns + row + l0 * ls;
       const std::int64_t in = plane + y * ys + x0 * p.image_strides[3];  // an offset: it may lie in the padding
-      std::int64_t ox = 0;
-      for (; ox < lo; ++ox) out[ox * ls] = T(0);
-      for (; ox < hi; ++ox) out[ox * ls] = image[in + ox * xs];
-      for (; ox < p.ow; ++ox) out[ox * ls] = T(0);
+      zero_row(out, ls, lo);
+      copy_row(out + lo * ls, ls, image + (hi > lo ? in + lo * xs : 0), xs, hi - lo);
+      zero_row(out + hi * ls, ls, p.ow - hi);
     });
   });
 }
@@ -99,12 +169,11 @@ void col2im(const KernelCall& call) {
   const std::int64_t ls = p.column_strides[2], ys = p.image_strides[2], xs = p.image_strides[3] * p.w.stride[1];
   p.for_each_offset([&](std::int64_t plane, std::int64_t row, std::int64_t i, std::int64_t j) {
     if (i == 0 && j == 0)  // the plane's first offset: clear it first (one task owns the plane)
-      for (std::int64_t y = 0; y < p.h; ++y)
-        for (std::int64_t x = 0; x < p.wd; ++x) image[plane + y * ys + x * p.image_strides[3]] = T(0);
+      for (std::int64_t y = 0; y < p.h; ++y) zero_row(image + plane + y * ys, p.image_strides[3], p.wd);
     p.for_each_row(i, j, [&](std::int64_t l0, std::int64_t y, std::int64_t lo, std::int64_t hi, std::int64_t x0) {
-      const T* in = columns + row + l0 * ls;
       const std::int64_t out = plane + y * ys + x0 * p.image_strides[3];  // an offset: it may lie in the padding
-      for (std::int64_t ox = lo; ox < hi; ++ox) image[out + ox * xs] += in[ox * ls];
+      // (A row in the padding adds nothing; its offset may lie outside the image.)
+      add_row(image + (hi > lo ? out + lo * xs : 0), xs, columns + row + (l0 + lo) * ls, ls, hi - lo);
     });
   });
 }

@@ -198,6 +198,57 @@ TEST(ConvPool, MaxPoolSendsATiedWindowsGradientToItsFirstMaximum) {
   EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 1, 0, 0}));
 }
 
+TEST(ConvPool, MaxPoolOfTilingWindowsMatchesLoopsWithTies) {
+  // Windows that tile the input (read in place, without Im2col, when no
+  // gradient is needed), with and without padding, in 2-d and 1-d; values
+  // from {0, 1, 2} tie often, and each window's gradient goes to its first
+  // maximum in row-major order.
+  struct Case {
+    Shape x;
+    std::int64_t kh, kw, ph, pw;
+  };
+  for (const Case& cs : {Case{{2, 3, 4, 6}, 2, 3, 0, 0}, Case{{1, 2, 6, 4}, 3, 2, 0, 1}, Case{{2, 2, 1, 8}, 1, 2, 0, 0}}) {
+    const std::int64_t c = cs.x[0] * cs.x[1], h = cs.x[2], w = cs.x[3];
+    std::vector<double> x(static_cast<std::size_t>(c * h * w));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>((i * 7 + i / 5) % 3);
+    const std::int64_t oh = (h + 2 * cs.ph) / cs.kh, ow = (w + 2 * cs.pw) / cs.kw;
+    std::vector<double> want, want_grad(x.size(), 0.0);
+    for (std::int64_t p = 0; p < c; ++p)
+      for (std::int64_t i = 0; i < oh; ++i)
+        for (std::int64_t j = 0; j < ow; ++j) {
+          double m = -INFINITY;
+          std::int64_t at = -1;
+          for (std::int64_t a = 0; a < cs.kh; ++a)
+            for (std::int64_t b = 0; b < cs.kw; ++b) {
+              const std::int64_t y = i * cs.kh + a - cs.ph, z = j * cs.kw + b - cs.pw;
+              if (y < 0 || y >= h || z < 0 || z >= w) continue;
+              if (x[(p * h + y) * w + z] > m) m = x[at = (p * h + y) * w + z];
+            }
+          want.push_back(m);
+          want_grad[static_cast<std::size_t>(at)] += static_cast<double>(want.size());
+        }
+    auto pool = [&](const Tensor& in) {
+      return h == 1 ? torch::max_pool1d(in.squeeze(2), cs.kw, cs.kw, cs.pw)
+                    : torch::max_pool2d(in, {cs.kh, cs.kw}, {cs.kh, cs.kw}, {cs.ph, cs.pw});
+    };
+    Tensor in = dbl(x, cs.x);
+    EXPECT_EQ(values(pool(in)), want) << "without a gradient";
+    in.requires_grad_();
+    const Tensor y = pool(in);
+    EXPECT_EQ(values(y), want);
+    (y * torch::arange(1, static_cast<double>(want.size()) + 1, 1, torch::kFloat64).view(y.sizes())).sum().backward();
+    EXPECT_EQ(values(in.grad()), want_grad);
+  }
+}
+
+TEST(ConvPool, MaxPoolWithAOneElementKernelPassesTheGradientThrough) {
+  Tensor x = torch::tensor({1.0, -2.0, 3.0, 0.5, 4.0, -1.0}, torch::kFloat64).view({1, 1, 2, 3}).requires_grad_();
+  const Tensor y = torch::max_pool2d(x, 1);
+  EXPECT_EQ(values(y), values(x));
+  (y * torch::arange(6, torch::kFloat64).view({1, 1, 2, 3})).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 1, 2, 3, 4, 5}));
+}
+
 TEST(ConvPool, MaxPoolOfAWindowWithNaNIsNaNAndItsGradientGoesToTheFirstNaN) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   Tensor x = torch::tensor({1.0, nan, 5.0, nan, 2.0, 3.0, 4.0, 0.5}, torch::kFloat64).view({1, 1, 2, 4}).requires_grad_();

@@ -51,6 +51,7 @@ std::vector<double> unfold_loop(const std::vector<double>& x, std::int64_t n, st
 
 const std::vector<Window> kWindows = {
     {3, 3, 1, 1, 1, 1, 1, 1},  // a 3x3 same-size convolution's
+    {3, 3, 1, 1, 2, 2, 2, 2},  // same-size again, dilated
     {2, 3, 2, 1, 1, 0, 1, 2},  // stride, padding and dilation on different dims
     {5, 5, 1, 1, 0, 0, 1, 1},  // LeNet's
     {1, 1, 3, 2, 0, 0, 1, 1},  // 1x1 windows that skip elements
@@ -83,6 +84,9 @@ TEST(Fold, IsUnfoldsAdjointAndCountsTheWindowsOverEachElement) {
     const torch::Tensor y = torch::randn(cols.sizes(), torch::kFloat64);
     const double lhs = (cols * y).sum().item<double>(), rhs = (x * F::fold(y, win.fold(h, w))).sum().item<double>();
     EXPECT_NEAR(lhs, rhs, 1e-9 * (1 + std::abs(lhs)));
+    // Columns stored transposed (a strided view) fold to the same image.
+    const torch::Tensor strided = y.transpose(1, 2).contiguous().transpose(1, 2);
+    knn::expect_near(knn::values(F::fold(strided, win.fold(h, w))), knn::values(F::fold(y, win.fold(h, w))), 0);
     // fold(unfold(ones)): how many windows read each element, counted by a loop.
     const torch::Tensor ones_image = torch::ones({1, 1, h, w}, torch::kFloat64);
     const std::vector<double> counts = knn::values(F::fold(F::unfold(ones_image, win.unfold()), win.fold(h, w)));
