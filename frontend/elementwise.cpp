@@ -143,6 +143,12 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
   return apply(OpId::Gelu, {unwrap(x, "gelu")}, attrs);
 }
 Tensor silu(const Tensor& x) { return x * x.sigmoid(); }
+Tensor leaky_relu(const Tensor& x, Scalar negative_slope) {
+  if (!x.is_floating_point())
+    throw DtypeError(detail::cat("[leaky_relu] needs a floating-point tensor, got ", x.dtype(), " ", x.sizes()));
+  return where(x > 0, x, x * negative_slope);
+}
+Tensor& leaky_relu_(Tensor& x, Scalar negative_slope) { return x.copy_(leaky_relu(x, negative_slope)); }
 
 // -(log1p(exp(-|x|)) + relu(-x)) has kinks at 0 (abs, relu) that cancel in
 // the value but not in their gradients: the node has the exact one.

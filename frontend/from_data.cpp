@@ -105,6 +105,11 @@ Tensor tensor(std::initializer_list<std::int64_t> v, std::optional<TensorOptions
   return copy_list(v.begin(), v.size(), o);
 }
 Tensor tensor(std::initializer_list<bool> v, std::optional<TensorOptions> o) { return copy_list(v.begin(), v.size(), o); }
+Tensor tensor(double v, std::optional<TensorOptions> o) { return copy_list(&v, 1, o).reshape({}); }
+Tensor tensor(float v, std::optional<TensorOptions> o) { return copy_list(&v, 1, o).reshape({}); }
+Tensor tensor(int v, std::optional<TensorOptions> o) { return copy_list(&v, 1, o).reshape({}); }
+Tensor tensor(std::int64_t v, std::optional<TensorOptions> o) { return copy_list(&v, 1, o).reshape({}); }
+Tensor tensor(bool v, std::optional<TensorOptions> o) { return copy_list(&v, 1, o).reshape({}); }
 Tensor tensor(std::initializer_list<std::initializer_list<double>> r, std::optional<TensorOptions> o) {
   return copy_rows(r, o);
 }

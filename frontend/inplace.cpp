@@ -1,6 +1,7 @@
 // In-place ops: the result is written through the tensor's own view, so
 // every other view of the same storage sees it.
 #include <kiln/error.h>
+#include <kiln/frontend/creation.h>
 #include <kiln/frontend/tensor.h>
 
 #include "frontend/autograd/formulas.h"
@@ -123,5 +124,41 @@ Tensor& Tensor::copy_(const Tensor& src) {
   if (tracked) record_overwrite("CopyBackwards", *this, &src);
   return *this;
 }
+
+namespace {
+
+// The values are drawn in float64 and written, as nn::init does; an integer
+// tensor has no uniform or normal distribution (LibTorch: "not implemented").
+void check_floating(const Tensor& self, const char* name) {
+  unwrap(self, name);
+  if (!self.is_floating_point())
+    throw DtypeError(detail::cat("[", name, "] needs a floating-point tensor, got ", self.dtype(), " ",
+                                 self.sizes()));
+}
+
+}  // namespace
+
+Tensor& Tensor::uniform_(double from, double to) {
+  check_floating(*this, "uniform_");
+  if (!(from <= to))
+    throw ValueError(detail::cat("[uniform_] expects from <= to, but got from=", from, " > to=", to));
+  return copy_(rand(sizes(), kFloat64) * (to - from) + from);
+}
+Tensor& Tensor::normal_(double mean, double std) {
+  check_floating(*this, "normal_");
+  if (!(std >= 0)) throw ValueError(detail::cat("[normal_] expects std >= 0.0, but found std ", std));
+  return copy_(randn(sizes(), kFloat64) * std + mean);
+}
+
+#define KILN_COMPARE_INPLACE(name)                                                 \
+  Tensor& Tensor::name##_(const Tensor& other) { return copy_(this->name(other)); } \
+  Tensor& Tensor::name##_(Scalar other) { return copy_(this->name(other)); }
+KILN_COMPARE_INPLACE(eq)
+KILN_COMPARE_INPLACE(ne)
+KILN_COMPARE_INPLACE(lt)
+KILN_COMPARE_INPLACE(le)
+KILN_COMPARE_INPLACE(gt)
+KILN_COMPARE_INPLACE(ge)
+#undef KILN_COMPARE_INPLACE
 
 }  // namespace kiln

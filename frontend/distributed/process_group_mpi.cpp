@@ -31,6 +31,7 @@ class ProcessGroupMPIImpl final : public ProcessGroupMPI {
 
   int getRank() const override { return comm_.rank(); }
   int getSize() const override { return comm_.size(); }
+  [[noreturn]] void abort() override { abort_job(comm_.rank(), "abort() was called"); }
 
   std::shared_ptr<Work> allreduce(std::vector<Tensor>& tensors, const AllreduceOptions& opts) override {
     const trace::TensorRef t = single(tensors, "allreduce");

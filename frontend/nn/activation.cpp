@@ -14,6 +14,18 @@ void ReLUImpl::pretty_print(std::ostream& stream) const {
   stream << name() << "(" << (options.inplace() ? "inplace=true" : "") << ")";
 }
 
+LeakyReLUImpl::LeakyReLUImpl(const LeakyReLUOptions& options_) : Module("kiln::nn::LeakyReLU"), options(options_) {}
+Tensor LeakyReLUImpl::forward(Tensor input) { return functional::leaky_relu(std::move(input), options); }
+void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << name() << "(negative_slope=" << options.negative_slope() << (options.inplace() ? ", inplace=true" : "")
+         << ")";
+}
+
+Tensor functional::leaky_relu(Tensor input, const LeakyReLUFuncOptions& options) {
+  if (options.inplace()) return kiln::leaky_relu_(input, options.negative_slope());
+  return kiln::leaky_relu(input, options.negative_slope());
+}
+
 GELUImpl::GELUImpl(GELUOptions options_) : Module("kiln::nn::GELU"), options(std::move(options_)) {}
 Tensor GELUImpl::forward(const Tensor& input) { return gelu(input, options.approximate()); }
 void GELUImpl::pretty_print(std::ostream& stream) const { stream << name() << "()"; }

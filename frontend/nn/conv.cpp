@@ -3,14 +3,13 @@
 // matmul's.
 #include <kiln/nn/conv.h>
 
-#include <cmath>
 #include <ostream>
 
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
-#include <kiln/nn/init.h>
 
+#include "frontend/nn/conv_common.h"
 #include "frontend/nn/windows.h"
 #include "frontend/window.h"
 
@@ -80,19 +79,7 @@ template <std::size_t D>
 ConvNdImpl<D>::ConvNdImpl(const ConvOptions<D>& options_)
     : Module(D == 1 ? "kiln::nn::Conv1d" : "kiln::nn::Conv2d"), options(options_) {
   const char* op = D == 1 ? "nn::Conv1d" : "nn::Conv2d";
-  const std::int64_t g = options.groups();
-  if (options.in_channels() < 1 || options.out_channels() < 1 || g < 1 || options.in_channels() % g != 0 ||
-      options.out_channels() % g != 0)
-    throw ValueError(kiln::detail::cat("[", op, "] in_channels (", options.in_channels(), ") and out_channels (",
-                                       options.out_channels(), ") must be positive and divisible by groups (", g,
-                                       ")"));
-  std::vector<std::int64_t> shape = {options.out_channels(), options.in_channels() / g};
-  for (std::size_t i = 0; i < D; ++i) {
-    if (options.kernel_size()[i] < 1)
-      throw ValueError(kiln::detail::cat("[", op, "] kernel_size must be positive, got ", options.kernel_size()));
-    shape.push_back(options.kernel_size()[i]);
-  }
-  weight = register_parameter("weight", kiln::empty(shape));
+  weight = register_parameter("weight", kiln::empty(detail::conv_weight_shape<D>(options, false, op)));
   bias = options.bias() ? register_parameter("bias", empty({options.out_channels()}))
                         : register_parameter("bias", Tensor(), false);
   reset_parameters();
@@ -100,38 +87,20 @@ ConvNdImpl<D>::ConvNdImpl(const ConvOptions<D>& options_)
 
 template <std::size_t D>
 void ConvNdImpl<D>::reset_parameters() {
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const double fan_in = static_cast<double>(init::calculate_fan_in_and_fan_out(weight).first);
-    const double bound = fan_in > 0 ? 1 / std::sqrt(fan_in) : 0;
-    init::uniform_(bias, -bound, bound);
-  }
+  detail::reset_conv_parameters(weight, bias);
 }
 
 template <std::size_t D>
 Tensor ConvNdImpl<D>::forward(const Tensor& input) {
   const char* op = D == 1 ? "nn::Conv1d" : "nn::Conv2d";
-  const auto rank = static_cast<std::int64_t>(D);
-  if (!input.defined() || (input.dim() != rank + 1 && input.dim() != rank + 2))
-    throw ShapeError(kiln::detail::cat("[", op, "] expected a ", rank + 1, "-d (unbatched) or ", rank + 2,
-                                       "-d (batched) input, got ", input.defined() ? input.sizes() : IntArrayRef{}));
-  const std::int64_t channels = input.size(input.dim() == rank + 2 ? 1 : 0);
-  if (channels != options.in_channels())
-    throw ShapeError(kiln::detail::cat("[", op, "] expected input ", input.sizes(), " to have ", options.in_channels(),
-                                       " channels, but got ", channels, " channels instead"));
+  detail::check_conv_input(input, D, options.in_channels(), op);
   return convolve(input, weight, bias, options.stride().vec(), options.padding().vec(), options.dilation().vec(),
                   options.groups(), D, op);
 }
 
 template <std::size_t D>
 void ConvNdImpl<D>::pretty_print(std::ostream& stream) const {
-  stream << name() << "(" << options.in_channels() << ", " << options.out_channels()
-         << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
-  if (!(options.padding() == ExpandingArray<D>(0))) stream << ", padding=" << options.padding();
-  if (!(options.dilation() == ExpandingArray<D>(1))) stream << ", dilation=" << options.dilation();
-  if (options.groups() != 1) stream << ", groups=" << options.groups();
-  if (!options.bias()) stream << ", bias=false";
-  stream << ")";
+  detail::print_conv<D>(stream, name(), options);
 }
 
 template class ConvNdImpl<1>;

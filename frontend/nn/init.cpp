@@ -20,13 +20,6 @@ double fan(const Tensor& tensor, FanMode mode) {
   return static_cast<double>(mode == kFanIn ? in : out);
 }
 
-// Writes `values` (drawn in float64) into `tensor`, outside the graph.
-Tensor fill_from(Tensor tensor, const Tensor& values) {
-  NoGradGuard no_grad;
-  tensor.copy_(values);
-  return tensor;
-}
-
 }  // namespace
 
 double calculate_gain(Nonlinearity nonlinearity, double param) {
@@ -48,11 +41,15 @@ std::pair<std::int64_t, std::int64_t> calculate_fan_in_and_fan_out(const Tensor&
 }
 
 Tensor uniform_(Tensor tensor, double low, double high) {
-  return fill_from(tensor, rand(tensor.sizes(), kFloat64) * (high - low) + low);
+  NoGradGuard no_grad;
+  tensor.uniform_(low, high);
+  return tensor;
 }
 
 Tensor normal_(Tensor tensor, double mean, double std) {
-  return fill_from(tensor, randn(tensor.sizes(), kFloat64) * std + mean);
+  NoGradGuard no_grad;
+  tensor.normal_(mean, std);
+  return tensor;
 }
 
 Tensor constant_(Tensor tensor, Scalar value) {

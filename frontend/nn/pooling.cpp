@@ -7,11 +7,11 @@
 #include <ostream>
 
 #include <kiln/autograd.h>
-#include <kiln/autograd/function.h>
 #include <kiln/error.h>
 #include <kiln/frontend/creation.h>
 #include <kiln/frontend/functions.h>
 
+#include "frontend/autograd/function_node.h"
 #include "frontend/nn/windows.h"
 
 namespace kiln::nn {
@@ -96,34 +96,34 @@ Tensor first_maximum(const Tensor& windows, const std::vector<std::int64_t>& off
   return y;
 }
 
-// Max pooling's windows to their maxima, with LibTorch's gradient: each
-// window's gradient goes to its first maximum only. Backward is one select
-// against the saved offsets; the select chain's own gradient would build a
-// zero-filled window set per offset and add them.
-struct MaxPoolWithIndices : autograd::Function<MaxPoolWithIndices> {
-  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& windows, std::vector<std::int64_t> offset_dims) {
-    Tensor first;
-    Tensor y = first_maximum(windows, offset_dims, &first);
-    ctx->save_for_backward({first});
-    std::vector<std::int64_t> offsets_shape(static_cast<std::size_t>(windows.dim()), 1);
-    for (std::int64_t d : offset_dims) offsets_shape[static_cast<std::size_t>(d)] = windows.size(d);
-    ctx->saved_data["offsets_shape"] = std::move(offsets_shape);
-    ctx->saved_data["offset_dims"] = std::move(offset_dims);
-    return y;
+// Max pooling's windows to their maxima, with LibTorch's gradient (and node
+// name): each window's gradient goes to its first maximum only. Backward is
+// one select against the saved offsets; the select chain's own gradient
+// would build a zero-filled window set per offset and add them.
+Tensor max_pool_with_indices(const Tensor& windows, const std::vector<std::int64_t>& offset_dims) {
+  Tensor first, y;
+  {
+    NoGradGuard no_grad;
+    y = first_maximum(windows, offset_dims, &first);
   }
-  static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list grads) {
-    Tensor first = ctx->get_saved_variables()[0], grad = grads[0];
-    for (std::int64_t d : ctx->saved_data["offset_dims"].toIntVector()) {
-      first = first.unsqueeze(d);
-      grad = grad.unsqueeze(d);
-    }
-    const std::vector<std::int64_t>& offsets_shape = ctx->saved_data["offsets_shape"].toIntVector();
-    std::int64_t kernel = 1;
-    for (std::int64_t size : offsets_shape) kernel *= size;
-    const Tensor offsets = arange(kernel, kInt64).view(offsets_shape);
-    return {where(offsets == first, grad, 0), Tensor()};
-  }
-};
+  std::vector<std::int64_t> offsets_shape(static_cast<std::size_t>(windows.dim()), 1);
+  for (std::int64_t d : offset_dims) offsets_shape[static_cast<std::size_t>(d)] = windows.size(d);
+  autograd::record_function(
+      "MaxPool2DWithIndicesBackward0", {windows}, y,
+      [offset_dims, offsets_shape](const Tensor& g, const autograd::variable_list& saved) {
+        Tensor first = saved[0], grad = g;
+        for (std::int64_t d : offset_dims) {
+          first = first.unsqueeze(d);
+          grad = grad.unsqueeze(d);
+        }
+        std::int64_t kernel = 1;
+        for (std::int64_t size : offsets_shape) kernel *= size;
+        const Tensor offsets = arange(kernel, kInt64).view(offsets_shape);
+        return autograd::variable_list{where(offsets == first, grad, 0)};
+      },
+      {first});
+  return y;
+}
 
 Tensor max_pool(const Tensor& input, detail::WindowGeometry g, const char* op) {
   bool unbatched = false;
@@ -134,7 +134,7 @@ Tensor max_pool(const Tensor& input, detail::WindowGeometry g, const char* op) {
                                             -std::numeric_limits<double>::infinity());
   const bool differentiable = GradMode::is_enabled() && padded.requires_grad();
   const auto [windows, offset_dims] = max_pool_windows(padded, g, out, !differentiable, op);
-  const Tensor y = differentiable ? MaxPoolWithIndices::apply(windows, offset_dims)
+  const Tensor y = differentiable ? max_pool_with_indices(windows, offset_dims)
                                   : first_maximum(windows, offset_dims, nullptr);
   return unbatched ? y.squeeze(0) : y;
 }

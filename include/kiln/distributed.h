@@ -104,12 +104,19 @@ class Work {
 /// group after; MPI is finalized when the last handle is dropped.
 class ProcessGroupMPI {
  public:
+  /// c10d's nested name: ProcessGroup::Work.
+  using Work = distributed::Work;
+
   /// `ranks` must be empty (sub-groups are not supported yet).
   static std::shared_ptr<ProcessGroupMPI> createProcessGroupMPI(std::vector<int> ranks = {});
 
   virtual ~ProcessGroupMPI() = default;
   virtual int getRank() const = 0;
   virtual int getSize() const = 0;
+  /// Ends the job on every rank (MPI_Abort), as c10d's ProcessGroupMPI::abort
+  /// does: for a rank that caught a failure the others cannot recover from.
+  /// Never returns.
+  [[noreturn]] virtual void abort() = 0;
 
   /// Combines `tensors[0]` across ranks, in place on every rank.
   virtual std::shared_ptr<Work> allreduce(std::vector<Tensor>& tensors,

@@ -27,6 +27,11 @@ inline constexpr ScalarType kFloat32 = ScalarType::Float32;
 inline constexpr ScalarType kFloat = ScalarType::Float32;
 inline constexpr ScalarType kFloat64 = ScalarType::Float64;
 inline constexpr ScalarType kDouble = ScalarType::Float64;
+// LibTorch's short names (torch/types.h).
+inline constexpr ScalarType kI32 = kInt32;
+inline constexpr ScalarType kI64 = kInt64;
+inline constexpr ScalarType kF32 = kFloat32;
+inline constexpr ScalarType kF64 = kFloat64;
 
 /// The dtype a floating-point Python/C++ number becomes (LibTorch's default dtype).
 inline constexpr ScalarType kDefaultFloat = ScalarType::Float32;

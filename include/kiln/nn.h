@@ -9,6 +9,7 @@
 #include <kiln/nn/containers/module_list.h>
 #include <kiln/nn/containers/sequential.h>
 #include <kiln/nn/conv.h>
+#include <kiln/nn/conv_transpose.h>
 #include <kiln/nn/dropout.h>
 #include <kiln/nn/embedding.h>
 #include <kiln/nn/flatten.h>

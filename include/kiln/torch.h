@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include <kiln/kiln.h>
 #include <kiln/serialize.h>
@@ -16,6 +17,14 @@ namespace torch = kiln;
 /// LibTorch's names of kiln's module and option macros.
 #define TORCH_MODULE(Name) KILN_MODULE(Name)
 #define TORCH_ARG(T, name) KILN_ARG(T, name)
+
+namespace kiln {
+/// LibTorch's torch::str (c10::str): the arguments streamed into one string.
+template <class... A>
+std::string str(const A&... a) {
+  return detail::cat(a...);
+}
+}  // namespace kiln
 
 namespace kiln::detail {
 /// TORCH_CHECK's message: the streamed arguments, or LibTorch's default.

@@ -35,6 +35,11 @@ TEST(Activation, ElementwiseModulesMatchPlainFormulasAndGradcheck) {
   };
   const std::vector<Case> cases = {
       {"ReLU", [](const Tensor& x) { return torch::nn::ReLU()(x); }, [](double x) { return x > 0 ? x : 0; }},
+      {"LeakyReLU", [](const Tensor& x) { return torch::nn::LeakyReLU()(x); },
+       [](double x) { return x > 0 ? x : 0.01 * x; }},
+      {"LeakyReLU(0.2)",
+       [](const Tensor& x) { return torch::nn::functional::leaky_relu(x, torch::nn::functional::LeakyReLUFuncOptions().negative_slope(0.2)); },
+       [](double x) { return x > 0 ? x : 0.2 * x; }},
       {"GELU", [](const Tensor& x) { return torch::nn::GELU()(x); },
        [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }},
       {"GELU(tanh)", [](const Tensor& x) { return torch::nn::GELU(torch::nn::GELUOptions().approximate("tanh"))(x); },
@@ -63,6 +68,17 @@ TEST(Activation, InplaceReLURectifiesItsInput) {
   EXPECT_EQ(values(x), (std::vector<double>{0, 2, 0, 4}));
   EXPECT_EQ(values(y), (std::vector<double>{0, 2, 0, 4}));
   EXPECT_FALSE(torch::nn::ReLUOptions().inplace());
+}
+
+TEST(Activation, InplaceLeakyReLURewritesItsInputAndIsRejectedOnALeafThatRequiresGrad) {
+  Tensor x = torch::tensor({-1.0, 2.0, -3.0, 4.0});
+  Tensor y = torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.5).inplace(true))(x);
+  EXPECT_EQ(values(x), (std::vector<double>{-0.5, 2, -1.5, 4}));
+  EXPECT_TRUE(y.is_same(x));
+  knn::expect_near(values(torch::leaky_relu(torch::tensor({-2.0, 0.0, 3.0}))), {-0.02, 0, 3}, 1e-7);
+  Tensor leaf = torch::ones({2}, torch::requires_grad());
+  EXPECT_THROW(torch::leaky_relu_(leaf), kiln::AutogradError);
+  EXPECT_THROW(torch::leaky_relu(torch::ones({2}, torch::kInt64)), kiln::DtypeError);
 }
 
 TEST(Activation, SoftmaxAndLogSoftmaxNormalizeTheirDim) {
@@ -121,6 +137,10 @@ TEST(Identity, ReturnsItsInput) {
 TEST(Activation, PrintsAsLibTorch) {
   EXPECT_EQ(printed(torch::nn::ReLU()), "kiln::nn::ReLU()");
   EXPECT_EQ(printed(torch::nn::ReLU(torch::nn::ReLUOptions(true))), "kiln::nn::ReLU(inplace=true)");
+  EXPECT_EQ(printed(torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2))),
+            "kiln::nn::LeakyReLU(negative_slope=0.2)");
+  EXPECT_EQ(printed(torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().inplace(true))),
+            "kiln::nn::LeakyReLU(negative_slope=0.01, inplace=true)");
   EXPECT_EQ(printed(torch::nn::GELU()), "kiln::nn::GELU()");
   EXPECT_EQ(printed(torch::nn::Tanh()), "kiln::nn::Tanh()");
   EXPECT_EQ(printed(torch::nn::Sigmoid()), "kiln::nn::Sigmoid()");

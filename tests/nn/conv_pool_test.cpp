@@ -194,7 +194,9 @@ TEST(ConvPool, GradientsMatchCentralDifferences) {
 
 TEST(ConvPool, MaxPoolSendsATiedWindowsGradientToItsFirstMaximum) {
   Tensor x = torch::tensor({1.0, 3.0, 3.0, 0.0}, torch::kFloat64).view({1, 1, 2, 2}).requires_grad_();
-  torch::max_pool2d(x, 2).sum().backward();
+  Tensor y = torch::max_pool2d(x, 2);
+  EXPECT_EQ(y.grad_fn()->name(), "MaxPool2DWithIndicesBackward0");
+  y.sum().backward();
   EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 1, 0, 0}));
 }
 

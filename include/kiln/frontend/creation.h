@@ -60,6 +60,12 @@ Tensor tensor(std::initializer_list<float> values, std::optional<TensorOptions> 
 Tensor tensor(std::initializer_list<int> values, std::optional<TensorOptions> options = std::nullopt);
 Tensor tensor(std::initializer_list<std::int64_t> values, std::optional<TensorOptions> options = std::nullopt);
 Tensor tensor(std::initializer_list<bool> values, std::optional<TensorOptions> options = std::nullopt);
+/// A 0-dim tensor of one number, as torch::tensor(3.5); the same dtypes.
+Tensor tensor(double value, std::optional<TensorOptions> options = std::nullopt);
+Tensor tensor(float value, std::optional<TensorOptions> options = std::nullopt);
+Tensor tensor(int value, std::optional<TensorOptions> options = std::nullopt);
+Tensor tensor(std::int64_t value, std::optional<TensorOptions> options = std::nullopt);
+Tensor tensor(bool value, std::optional<TensorOptions> options = std::nullopt);
 Tensor tensor(std::initializer_list<std::initializer_list<double>> rows,
               std::optional<TensorOptions> options = std::nullopt);
 Tensor tensor(std::initializer_list<std::initializer_list<float>> rows,

@@ -36,6 +36,9 @@ Tensor trunc(const Tensor& x);
 Tensor sign(const Tensor& x);
 Tensor sigmoid(const Tensor& x);
 Tensor relu(const Tensor& x);
+/// x where x > 0, else negative_slope * x (its gradient: 1 or negative_slope).
+Tensor leaky_relu(const Tensor& x, Scalar negative_slope = 0.01);
+Tensor& leaky_relu_(Tensor& x, Scalar negative_slope = 0.01);
 /// GELU; `approximate` is "none" (erf form, LibTorch's default) or "tanh".
 Tensor gelu(const Tensor& x, const std::string& approximate = "none");
 Tensor silu(const Tensor& x);

@@ -41,6 +41,17 @@ class Tensor {
   /// An undefined tensor (defined() is false), like LibTorch's default.
   Tensor() = default;
   explicit Tensor(std::shared_ptr<trace::TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  /// Assigning to a named tensor rebinds the handle; assigning to a
+  /// temporary (`x[0] = y`, `t.index({...}) = 1`, `p.grad().data() = g`)
+  /// writes the values into the tensor it views, as in LibTorch.
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  Tensor& operator=(const Tensor& values) && { return copy_(values); }
+  Tensor& operator=(Tensor&& values) && { return copy_(values); }
+  Tensor& operator=(Scalar value) && { return fill_(value); }
+  ~Tensor() = default;
 
   // --- Queries (no materialization) -----------------------------------
   bool defined() const { return impl_ != nullptr; }
@@ -120,6 +131,8 @@ class Tensor {
                 bool create_graph = false, std::optional<std::vector<Tensor>> inputs = std::nullopt) const;
   /// The same data with no gradient history (shares storage).
   Tensor detach() const;
+  /// LibTorch's data(): the same data, outside autograd (as detach()).
+  Tensor data() const { return detach(); }
   /// Cuts this tensor from its history in place: it becomes a leaf that does not require grad.
   Tensor& detach_();
   /// Makes this tensor hold `new_data`'s values, dtype and shape (LibTorch's
@@ -325,6 +338,23 @@ class Tensor {
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& copy_(const Tensor& src);
+  /// Values drawn uniformly from [from, to) (normally with `mean` and `std`)
+  /// by kiln's generator (manual_seed); floating-point tensors only.
+  Tensor& uniform_(double from = 0, double to = 1);
+  Tensor& normal_(double mean = 0, double std = 1);
+  /// Comparisons written into the tensor as 1 and 0 of its own dtype.
+  Tensor& eq_(const Tensor& other);
+  Tensor& eq_(Scalar other);
+  Tensor& ne_(const Tensor& other);
+  Tensor& ne_(Scalar other);
+  Tensor& lt_(const Tensor& other);
+  Tensor& lt_(Scalar other);
+  Tensor& le_(const Tensor& other);
+  Tensor& le_(Scalar other);
+  Tensor& gt_(const Tensor& other);
+  Tensor& gt_(Scalar other);
+  Tensor& ge_(const Tensor& other);
+  Tensor& ge_(Scalar other);
   Tensor& scatter_add_(std::int64_t dim, const Tensor& index, const Tensor& src);
   Tensor& masked_fill_(const Tensor& mask, Scalar value);
   Tensor& masked_fill_(const Tensor& mask, const Tensor& value);

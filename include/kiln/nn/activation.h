@@ -1,5 +1,5 @@
-// Activation modules, as LibTorch's torch::nn::ReLU, GELU, Tanh, Sigmoid,
-// SiLU, Softmax and LogSoftmax: parameterless modules whose forward applies
+// Activation modules, as LibTorch's torch::nn::ReLU, LeakyReLU, GELU, Tanh,
+// Sigmoid, SiLU, Softmax and LogSoftmax: parameterless modules whose forward applies
 // the op of the same name (kiln/frontend/functions.h), so autograd and the
 // JIT see the ordinary recorded op.
 #pragma once
@@ -29,6 +29,30 @@ class ReLUImpl : public Module {
   ReLUOptions options;
 };
 KILN_MODULE(ReLU);
+
+/// LeakyReLU's options: the slope below zero; `inplace` rewrites the input.
+struct LeakyReLUOptions {
+  KILN_ARG(double, negative_slope) = 1e-2;
+  KILN_ARG(bool, inplace) = false;
+};
+
+/// x where x > 0, else negative_slope * x. Prints
+/// "kiln::nn::LeakyReLU(negative_slope=0.2)" (", inplace=true" when set).
+class LeakyReLUImpl : public Module {
+ public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions& options = {});
+  Tensor forward(Tensor input);
+  void pretty_print(std::ostream& stream) const override;
+
+  LeakyReLUOptions options;
+};
+KILN_MODULE(LeakyReLU);
+
+namespace functional {
+using LeakyReLUFuncOptions = LeakyReLUOptions;
+/// The module's forward as a function; `inplace` rewrites `input`.
+Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options = {});
+}  // namespace functional
 
 /// GELU's options: `approximate` is "none" (the erf form) or "tanh".
 struct GELUOptions {
