@@ -204,6 +204,13 @@ std::vector<Case> cases(OpId op) {
                {values({2, 3, 4}, 64), values({4, 5}, 65)}},
               {"matmul_vector", [](const V& x) { return kiln::matmul(x[0], x[1]); },
                {values({3, 4}, 66), values({4}, 67)}},
+              // operands broadcast over some batch dims: their gradients fold those dims into the product
+              {"matmul_broadcast_over_leading_batch", [](const V& x) { return kiln::matmul(x[0], x[1]); },
+               {values({2, 3, 4, 5}, 160), values({3, 5, 2}, 161)}},
+              {"matmul_broadcast_size_one_batch", [](const V& x) { return kiln::matmul(x[0], x[1].transpose(1, 2)); },
+               {values({1, 4, 5}, 162), values({3, 2, 5}, 163)}},
+              {"linear_3d_input", [](const V& x) { return kiln::nn::functional::linear(x[0], x[1], x[2]); },
+               {values({2, 5, 4}, 164), values({3, 4}, 165), values({3}, 166)}},
               {"linear", [](const V& x) { return kiln::nn::functional::linear(x[0], x[1], x[2]); },
                {values({5, 4}, 68), values({3, 4}, 69), values({3}, 70)}}};
     case OpId::IndexSelect:

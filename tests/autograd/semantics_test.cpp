@@ -262,6 +262,13 @@ TEST(Autograd, LinearWeightGradientIsComputedInTheWeightsLayout) {
   std::vector<float> got = w.grad().to_vector<float>();
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5);
+  // A 3-d input: the weight, broadcast over the batch, gets one product over
+  // batch x rows, still in its layout, with nothing left to sum.
+  Tensor w3 = kiln::randn({4, 3}, kiln::requires_grad());
+  kiln::nn::functional::linear(x.reshape({1, 5, 3}).expand({2, 5, 3}), w3).sum().backward();
+  EXPECT_TRUE(w3.grad().is_contiguous());
+  got = w3.grad().to_vector<float>();
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], 2 * want[i], 1e-5);
 }
 
 TEST(Autograd, AViewMadeBeforeItsBaseWasWrittenSeesTheWrite) {
