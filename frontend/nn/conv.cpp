@@ -50,7 +50,7 @@ Tensor convolve(const Tensor& input, const Tensor& weight, const Tensor& bias, s
   // [N, C x K, L] -> [N, groups, C/groups x K, L] against [groups, O/groups, C/groups x K].
   const Tensor patches =
       frontend::im2col(s == 1 ? input.unsqueeze(2) : input, window, op).reshape({n, groups, c / groups * k, l});
-  Tensor y = matmul(weight.reshape({groups, o / groups, c / groups * k}), patches);
+  Tensor y = detail::grouped_product(weight.reshape({groups, o / groups, c / groups * k}), patches);
   std::vector<std::int64_t> shape = {n, o};
   shape.insert(shape.end(), out.begin(), out.end());
   y = y.reshape(shape);

@@ -9,10 +9,25 @@
 #include <vector>
 
 #include <kiln/error.h>
+#include <kiln/frontend/functions.h>
 #include <kiln/nn/expanding_array.h>
 #include <kiln/nn/init.h>
 
 namespace kiln::nn::detail {
+
+/// w [groups, M, K] x x [N, groups, K, L] -> [N, groups, M, L], the product
+/// at the heart of a convolution (w: the weight) and of a transposed one.
+/// The weight is broadcast over the batch, so each sample's product would
+/// pack it anew; when those packs copy more than moving the batch into the
+/// columns does (x's copy and the result's, L x (K + M) against M x K per
+/// sample), it is one product per group over N x L columns (perf, DCGAN's
+/// 4x4 layers: packing was 28% of a step).
+inline Tensor grouped_product(const Tensor& w, const Tensor& x) {
+  const std::int64_t n = x.size(0), g = x.size(1), k = x.size(2), l = x.size(3), m = w.size(1);
+  if (n < 2 || l * (k + m) >= m * k) return matmul(w, x);
+  const Tensor columns = x.permute({1, 2, 0, 3}).reshape({g, k, n * l});
+  return matmul(w, columns).reshape({g, m, n, l}).permute({2, 0, 1, 3});
+}
 
 /// The weight's shape, [out, in/groups, *kernel] ([in, out/groups, *kernel]
 /// when `transposed`); ValueError naming `op` unless the channels are

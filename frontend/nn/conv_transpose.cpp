@@ -76,7 +76,7 @@ Tensor convolve_transposed(const Tensor& input, const Tensor& weight, const Tens
   const std::int64_t k = window.kernel_numel();
   // [groups, C/groups, O/groups x K]ᵀ x [N, groups, C/groups, L] -> [N, O x K, L]
   const Tensor w = weight.reshape({g, c / g, o / g * k}).transpose(1, 2);
-  const Tensor columns = matmul(w, input.reshape({n, g, c / g, l})).reshape({n, o * k, l});
+  const Tensor columns = detail::grouped_product(w, input.reshape({n, g, c / g, l})).reshape({n, o * k, l});
   const std::int64_t canvas_2d[2] = {s == 1 ? 1 : canvas[0], canvas[static_cast<std::size_t>(s - 1)]};
   Tensor y = frontend::col2im(columns, canvas_2d, window, op);
   if (s == 1) y = y.squeeze(2);

@@ -60,7 +60,9 @@ TEST(Conv, Conv2dMatchesLoops) {
   const Conv2dCase cases[] = {{{2, 3, 7, 6}, {4, 3, 3, 3}, 1, 1, 0, 0, 1, 1, 1},
                               {{1, 2, 8, 9}, {3, 2, 3, 2}, 2, 3, 1, 2, 1, 1, 1},
                               {{2, 4, 9, 9}, {6, 2, 3, 3}, 1, 2, 2, 1, 2, 1, 2},
-                              {{1, 1, 5, 5}, {2, 1, 5, 5}, 1, 1, 0, 0, 1, 1, 1}};
+                              {{1, 1, 5, 5}, {2, 1, 5, 5}, 1, 1, 0, 0, 1, 1, 1},
+                              // few positions, many channels: the batch joins the product's columns
+                              {{3, 8, 4, 4}, {16, 4, 2, 2}, 2, 2, 0, 0, 1, 1, 2}};
   std::uint32_t seed = 1;
   for (const Conv2dCase& p : cases) {
     auto numel = [](const Shape& s) {
@@ -184,6 +186,8 @@ TEST(ConvPool, GradientsMatchCentralDifferences) {
   const Input w{gradcheck::random_values(4 * 2 * 3 * 3, 42), {4, 2, 3, 3}};
   const Input b{gradcheck::random_values(4, 43), {4}};
   EXPECT_TRUE(gradcheck::check([](const V& v) { return torch::conv2d(v[0], v[1], v[2], 2, 1, 1, 2); }, {x, w, b}));
+  const Input wide{gradcheck::random_values(6 * 4 * 4 * 4, 44), {6, 4, 4, 4}};  // the batch joins the columns
+  EXPECT_TRUE(gradcheck::check([](const V& v) { return torch::conv2d(v[0], v[1], {}, 2); }, {x, wide}));
   EXPECT_TRUE(gradcheck::check([](const V& v) { return torch::conv1d(v[0].flatten(2), v[1].flatten(2), {}, 3, 2, 2, 2); },
                                {x, w}));
   // Distinct values: every window has one maximum.

@@ -63,6 +63,7 @@ TEST(ConvTranspose, ConvTranspose2dMatchesAScatterLoop) {
       {{1, 4, 3, 3}, {4, 3, 4, 4}, 2, 2, 1, 1, 0, 0, 1, 1, 1},  // DCGAN's upsampling layer
       {{1, 4, 3, 4}, {4, 1, 3, 2}, 2, 3, 1, 0, 1, 2, 1, 1, 2},  // output padding, groups
       {{2, 2, 3, 3}, {2, 2, 2, 3}, 1, 2, 0, 1, 1, 0, 2, 1, 1},  // output padding below the dilation only
+      {{3, 8, 1, 1}, {8, 3, 3, 3}, 2, 2, 1, 1, 1, 1, 1, 1, 2},  // few positions: the batch joins the columns
   };
   int seed = 1;
   for (const Case& p : cases) {
@@ -110,6 +111,9 @@ TEST(ConvTranspose, GradientsMatchCentralDifferences) {
       [](const V& v) { return torch::conv_transpose2d(v[0], v[1], v[2], {2, 1}, {1, 0}, {1, 0}, 2); }, {x, w, b}));
   EXPECT_TRUE(gradcheck::check(
       [](const V& v) { return torch::conv_transpose1d(v[0].flatten(2), v[1].flatten(2), {}, 3, 1, 2, 1, 2); }, {x, w}));
+  const Input few{gradcheck::random_values(2 * 6 * 1 * 2, 54), {2, 6, 1, 2}};  // the batch joins the columns
+  const Input wide{gradcheck::random_values(6 * 4 * 3 * 3, 55), {6, 4, 3, 3}};
+  EXPECT_TRUE(gradcheck::check([](const V& v) { return torch::conv_transpose2d(v[0], v[1], {}, 2); }, {few, wide}));
 }
 
 TEST(ConvTranspose, ModulesHaveLibTorchsShapesInitAndPrinting) {
