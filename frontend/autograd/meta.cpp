@@ -19,8 +19,16 @@ thread_local std::uint64_t next_sequence_nr __attribute__((tls_model("initial-ex
 // the stack. So the outermost ~Node of a thread collects the edges of
 // every node it frees here and releases them in a loop (LibTorch's
 // deleteNode does the same).
-thread_local std::vector<std::shared_ptr<Node>> released __attribute__((tls_model("initial-exec")));
-thread_local bool releasing __attribute__((tls_model("initial-exec"))) = false;
+struct ReleaseList {
+  std::vector<std::shared_ptr<Node>> nodes;
+  bool releasing = false;
+  ~ReleaseList();
+};
+thread_local ReleaseList released __attribute__((tls_model("initial-exec")));
+// Trivially destructible, so readable at any point of thread exit: a graph
+// a thread-local held, dropped after the list, frees its nodes nested.
+thread_local bool released_gone __attribute__((tls_model("initial-exec"))) = false;
+ReleaseList::~ReleaseList() { released_gone = true; }
 }  // namespace
 
 namespace detail {
@@ -47,17 +55,19 @@ Node::Node(edge_list next_edges, std::uint32_t num_inputs)
     : next_edges_(std::move(next_edges)), num_inputs_(num_inputs), sequence_nr_(next_sequence_nr++) {}
 
 Node::~Node() {
-  std::vector<std::shared_ptr<Node>>& list = released;
+  if (released_gone) return;
+  ReleaseList& list = released;
+  // Only edges this node holds last: a shared one is just a decrement.
   for (Edge& e : next_edges_)
-    if (e.function && e.function.use_count() == 1) list.push_back(std::move(e.function));
-  if (releasing) return;
-  releasing = true;
-  while (!list.empty()) {
-    std::shared_ptr<Node> last = std::move(list.back());
-    list.pop_back();
+    if (e.function && e.function.use_count() == 1) list.nodes.push_back(std::move(e.function));
+  if (list.releasing) return;
+  list.releasing = true;
+  while (!list.nodes.empty()) {
+    std::shared_ptr<Node> last = std::move(list.nodes.back());
+    list.nodes.pop_back();
     last.reset();  // its ~Node appends its own edges
   }
-  releasing = false;
+  list.releasing = false;
 }
 
 NodeHooks& Node::hooks() {

@@ -320,3 +320,17 @@ TEST(Autograd, DroppingALongChainsGraphDoesNotRecursePerNode) {
   });
   kiln::jit::set_enabled(jit);
 }
+
+// A graph a thread-local holds is dropped at thread exit, possibly after the
+// thread's own release list is gone (thread-locals die in reverse order of
+// construction); it must still be freed, not pushed onto a destroyed list
+// (AddressSanitizer catches that).
+TEST(Autograd, AGraphHeldByAThreadLocalIsFreedAtThreadExit) {
+  std::thread([] {
+    thread_local Tensor held;
+    Tensor x = kiln::ones({2}, kiln::requires_grad());
+    held = x * 2 * 3;
+    { Tensor dropped = x * 4 * 5; }  // the release list is made after `held`
+  }).join();
+  SUCCEED();
+}
