@@ -132,6 +132,8 @@ class Tensor {
   /// The same data with no gradient history (shares storage).
   Tensor detach() const;
   /// LibTorch's data(): the same data, outside autograd (as detach()).
+  /// Unlike LibTorch, a write through it still bumps the storage's version,
+  /// so a backward that saved the tensor reports it modified.
   Tensor data() const { return detach(); }
   /// Cuts this tensor from its history in place: it becomes a leaf that does not require grad.
   Tensor& detach_();
