@@ -169,11 +169,6 @@ void extremum_reduce_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
 }
 
 // --- Matrix product and indexing -----------------------------------------
-// An operand stored column by column (linear's weight, read as W.t()) gets
-// its gradient computed transposed, in the same layout, as LibTorch does:
-// the view's backward transposes it back into a contiguous gradient
-// instead of a strided copy of it (measured on the MLP 784-512-512-10
-// training step, 1 thread: the three transposing copies took about a fifth).
 // An operand of a batched matmul that was broadcast over some batch dims
 // of the result (a convolution's weight over the batch, a linear layer's
 // weight over a 3-d input) gets, per result batch, a product that its
@@ -223,10 +218,13 @@ Tensor fold_batch(const Tensor& x, const Tensor& g, const BroadcastSplit& s, boo
   return x.expand(full).permute(order).reshape(shape);
 }
 
+// An operand stored column by column (linear's weight, read as W.t()) gets
+// its gradient computed transposed, in the same layout, as LibTorch does:
+// the view's backward transposes it back into a contiguous gradient
+// instead of a strided copy of it (measured on the MLP 784-512-512-10
+// training step, 1 thread: the three transposing copies took about a fifth).
 void matmul_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
   auto t = [](const Tensor& m) { return m.transpose(-1, -2); };
-  // A column-major operand (a linear layer's weight) gets its gradient in
-  // its own layout.
   auto grad_a = [&](const Tensor& gm, const Tensor& b) {
     return c.input_is_column_major(0) ? t(matmul(b, t(gm))) : matmul(gm, t(b));
   };

@@ -53,13 +53,7 @@ Tensor convolve(const Tensor& input, const Tensor& weight, const Tensor& bias, s
   Tensor y = detail::grouped_product(weight.reshape({groups, o / groups, c / groups * k}), patches);
   std::vector<std::int64_t> shape = {n, o};
   shape.insert(shape.end(), out.begin(), out.end());
-  y = y.reshape(shape);
-  if (bias.defined()) {
-    std::vector<std::int64_t> bshape(static_cast<std::size_t>(s + 1), 1);
-    bshape[0] = o;
-    y = y + bias.reshape(bshape);
-  }
-  return y;
+  return detail::add_channel_bias(y.reshape(shape), bias);
 }
 
 }  // namespace

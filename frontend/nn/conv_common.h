@@ -1,5 +1,6 @@
-// What convolutions and transposed convolutions share: the parameters'
-// initialization and LibTorch's printed form.
+// What convolutions and transposed convolutions share: the grouped product,
+// the bias add, the parameters' checks and initialization, and LibTorch's
+// printed form.
 #pragma once
 
 #include <cmath>
@@ -27,6 +28,14 @@ inline Tensor grouped_product(const Tensor& w, const Tensor& x) {
   if (n < 2 || l * (k + m) >= m * k) return matmul(w, x);
   const Tensor columns = x.permute({1, 2, 0, 3}).reshape({g, k, n * l});
   return matmul(w, columns).reshape({g, m, n, l}).permute({2, 0, 1, 3});
+}
+
+/// `y` [N, O, *spatial] plus `bias` [O] (when defined) along its channels.
+inline Tensor add_channel_bias(const Tensor& y, const Tensor& bias) {
+  if (!bias.defined()) return y;
+  std::vector<std::int64_t> shape(static_cast<std::size_t>(y.dim() - 1), 1);
+  shape[0] = bias.size(0);
+  return y + bias.reshape(shape);
 }
 
 /// The weight's shape, [out, in/groups, *kernel] ([in, out/groups, *kernel]

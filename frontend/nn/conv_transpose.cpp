@@ -80,20 +80,14 @@ Tensor convolve_transposed(const Tensor& input, const Tensor& weight, const Tens
   const std::int64_t canvas_2d[2] = {s == 1 ? 1 : canvas[0], canvas[static_cast<std::size_t>(s - 1)]};
   Tensor y = frontend::col2im(columns, canvas_2d, window, op);
   if (s == 1) y = y.squeeze(2);
-  std::vector<std::int64_t> before(spatial, 0), after(spatial, 0);
+  std::vector<std::int64_t> past_canvas(spatial);
   for (std::size_t d = 0; d < spatial; ++d) {
-    const std::int64_t dim = static_cast<std::int64_t>(2 + d);
     const std::int64_t kept = std::min(size[d], std::max<std::int64_t>(canvas[d] - t.padding[d], 0));
-    y = y.narrow(dim, std::min(t.padding[d], canvas[d]), kept);
-    after[d] = size[d] - kept;
+    y = y.narrow(static_cast<std::int64_t>(2 + d), std::min(t.padding[d], canvas[d]), kept);
+    past_canvas[d] = size[d] - kept;
   }
-  y = detail::pad_spatial(y, before, after, 0.0);
-  if (bias.defined()) {
-    std::vector<std::int64_t> bshape(spatial + 1, 1);
-    bshape[0] = o;
-    y = y + bias.reshape(bshape);
-  }
-  return y;
+  y = detail::pad_spatial(y, std::vector<std::int64_t>(spatial, 0), past_canvas, 0.0);
+  return detail::add_channel_bias(y, bias);
 }
 
 // LibTorch's _output_padding: the padding that makes the output
@@ -121,8 +115,9 @@ std::vector<std::int64_t> padding_for(const Tensor& input, const std::vector<std
   return padding;
 }
 
-template <std::size_t D>
-Transposed geometry(const functional::ConvTransposeFuncOptions<D>& o) {
+// The geometry of a module's or a functional call's options.
+template <class Options>
+Transposed geometry(const Options& o) {
   return {o.stride().vec(), o.padding().vec(), o.output_padding().vec(), o.dilation().vec(), o.groups()};
 }
 
@@ -163,8 +158,7 @@ template <std::size_t D>
 Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input, const std::optional<std::vector<std::int64_t>>& output_size) {
   const char* op = D == 1 ? "nn::ConvTranspose1d" : "nn::ConvTranspose2d";
   detail::check_conv_input(input, D, options.in_channels(), op);
-  Transposed t{options.stride().vec(), options.padding().vec(), options.output_padding().vec(),
-               options.dilation().vec(), options.groups()};
+  Transposed t = geometry(options);
   if (output_size) t.output_padding = padding_for(input, *output_size, t, options.kernel_size().vec(), op);
   return convolve_transposed(input, weight, bias, t, D, op);
 }
