@@ -4,6 +4,7 @@
 // the library is not built with -march=native.
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -119,6 +120,49 @@ GemmBlocking blocking_for(const GemmConfig& config, GemmBlocking bl, std::int64_
   return bl;
 }
 
+// Packing on demand: the panels of A and B are packed in units of
+// kClaimPanels, each by the first task that needs it, and a task waits for
+// the units it needs that another task claimed. The claimant is running and
+// packing waits for nothing, so the wait always ends. This makes one
+// parallel region per block of C, where packing A, packing B and
+// multiplying were three, and spreads the packing over the threads as the
+// tasks come (128x512x512 at 2 threads: B was 3 blocks on 2 threads).
+constexpr std::int64_t kClaimPanels = 8;
+
+class PackClaims {
+ public:
+  explicit PackClaims(std::int64_t units)
+      : units_(units), state_(std::make_unique<std::atomic<std::uint8_t>[]>(static_cast<std::size_t>(units))) {}
+
+  /// Outside any parallel region: every unit unpacked again.
+  void reset() {
+    for (std::int64_t u = 0; u < units_; ++u) state_[u].store(kUnpacked, std::memory_order_relaxed);
+  }
+
+  /// Packs (pack(unit)) each unit of [first, last) no task has claimed, then
+  /// waits until the others are packed.
+  template <class Pack>
+  void ensure(std::int64_t first, std::int64_t last, Pack&& pack) {
+    for (std::int64_t u = first; u < last; ++u) {
+      std::uint8_t expected = kUnpacked;
+      if (state_[u].load(std::memory_order_relaxed) != kUnpacked ||
+          !state_[u].compare_exchange_strong(expected, kPacking, std::memory_order_relaxed))
+        continue;
+      pack(u);
+      state_[u].store(kPacked, std::memory_order_release);
+    }
+    for (std::int64_t u = first; u < last; ++u)
+      while (state_[u].load(std::memory_order_acquire) != kPacked) __builtin_ia32_pause();
+  }
+
+ private:
+  static constexpr std::uint8_t kUnpacked = 0, kPacking = 1, kPacked = 2;
+  std::int64_t units_;
+  std::unique_ptr<std::atomic<std::uint8_t>[]> state_;
+};
+
+std::int64_t claim_units(std::int64_t panels) { return (panels + kClaimPanels - 1) / kClaimPanels; }
+
 template <class T>
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
                  MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config) {
@@ -126,68 +170,74 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
   const GemmBlocking bl = blocking_for(config, isa.blocking, k);
   const bool parallel = m * n * k >= kGemmParallelWork;
   const std::int64_t threads = parallel ? num_threads() : 1;
-  // body(i) for i < count: one task each when parallel.
-  auto for_range = [&](std::int64_t count, auto&& body) {
-    parallel_ranges(count, parallel ? 1 : count, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t i = begin; i < end; ++i) body(i);
-    });
-  };
   // B^T as rows: row j of the transposed block is column j of B.
   const MatrixRef<const T> bt{b.data, b.col_stride, b.row_stride};
-  auto pack_b = [&](T* dst, std::int64_t pc, std::int64_t kc, std::int64_t jc, std::int64_t nc) {
+  auto pack_b = [&](T* dst, std::int64_t pc, std::int64_t kc, std::int64_t jc, std::int64_t nc, std::int64_t first,
+                    std::int64_t end) {
     const MatrixRef<const T> block{&bt.at(jc, pc), bt.row_stride, bt.col_stride};
-    pack_panels(dst, block, nc, kc, bl.nr, 0, (nc + bl.nr - 1) / bl.nr);
+    pack_panels(dst, block, nc, kc, bl.nr, first, end);
   };
 
   const std::int64_t mc_max = std::min(bl.mc, m), kc_max = std::min(bl.kc, k);
   const std::int64_t col_blocks = (n + bl.nc - 1) / bl.nc;
-  const std::int64_t b_block_elems = (std::min(bl.nc, n) + bl.nr) * kc_max;
+  const std::int64_t b_block_panels = (std::min(bl.nc, n) + bl.nr - 1) / bl.nr;
+  const std::int64_t b_block_elems = (b_block_panels + 1) * bl.nr * kc_max;
+  const std::int64_t b_block_units = claim_units(b_block_panels);
   Workspace a_pack(static_cast<std::size_t>((mc_max + bl.mr) * kc_max) * sizeof(T));
   Workspace b_shared(config.shared_b ? static_cast<std::size_t>(col_blocks * b_block_elems) * sizeof(T) : 0);
+  PackClaims a_claims(claim_units((mc_max + bl.mr - 1) / bl.mr));
+  PackClaims b_claims(config.shared_b ? col_blocks * b_block_units : 0);
   for (std::int64_t pc = 0; pc < k; pc += bl.kc) {
     const std::int64_t kc = std::min(bl.kc, k - pc);
-    // Shared B: every column block of this depth range packed once, in parallel.
-    if (config.shared_b)
-      for_range(col_blocks, [&](std::int64_t block) {
-        const std::int64_t jc = block * bl.nc;
-        pack_b(b_shared.as<T>() + block * b_block_elems, pc, kc, jc, std::min(bl.nc, n - jc));
-      });
+    b_claims.reset();
     for (std::int64_t ic = 0; ic < m; ic += bl.mc) {
       const std::int64_t mc = std::min(bl.mc, m - ic);
       const std::int64_t a_panels = (mc + bl.mr - 1) / bl.mr;
-      // A block: rows ic.., depth pc..; shared by every task below, packed
-      // in groups of 8 panels per task.
+      // A block: rows ic.., depth pc..; shared by every task below.
       const MatrixRef<const T> a_block{&a.at(ic, pc), a.row_stride, a.col_stride};
-      for_range((a_panels + 7) / 8, [&](std::int64_t g) {
-        pack_panels(a_pack.as<T>(), a_block, mc, kc, bl.mr, g * 8, std::min(a_panels, g * 8 + 8));
-      });
+      a_claims.reset();
       // Tasks: column blocks of nc, split by rows too when there are few.
       const std::int64_t wanted_tasks = std::max<std::int64_t>(1, config.tasks_per_thread) * threads;
       const std::int64_t row_splits = std::clamp<std::int64_t>((wanted_tasks + col_blocks - 1) / col_blocks, 1, a_panels);
       const std::int64_t panels_per_split = (a_panels + row_splits - 1) / row_splits;
-      for_range(col_blocks * row_splits, [&](std::int64_t task) {
-        const std::int64_t block = task / row_splits, jc = block * bl.nc, nc = std::min(bl.nc, n - jc);
-        const std::int64_t first = (task % row_splits) * panels_per_split * bl.mr;
-        if (first >= mc) return;
-        const std::int64_t rows = std::min(mc - first, panels_per_split * bl.mr);
-        Workspace b_own(config.shared_b ? 0 : static_cast<std::size_t>((nc + bl.nr) * kc) * sizeof(T));
-        const T* b_panels = config.shared_b ? b_shared.as<T>() + block * b_block_elems : b_own.as<T>();
-        if (!config.shared_b) pack_b(b_own.as<T>(), pc, kc, jc, nc);
-        MacroTile<T> tile{a_pack.as<T>() + first * kc, b_panels, kc, rows, nc, &c.at(ic + first, jc),
-                          c.row_stride, c.col_stride, pc > 0};
-        if (!epilogue || pc + kc < k) {
-          isa.macro(tile);
-          return;
-        }
-        // The last rank-kc update: finish a few micro-panels, then hand them over.
-        const std::int64_t step = kEpiloguePanels * bl.mr;
-        for (std::int64_t r = 0; r < rows; r += step) {
-          MacroTile<T> part = tile;
-          part.a_panels += r * kc;
-          part.rows = std::min(step, rows - r);
-          part.c += r * c.row_stride;
-          isa.macro(part);
-          epilogue->fn(epilogue->context, ic + first + r, part.rows, jc, nc);
+      const std::int64_t tasks = col_blocks * row_splits;
+      parallel_ranges(tasks, parallel ? 1 : tasks, [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t task = begin; task < end; ++task) {
+          const std::int64_t block = task / row_splits, jc = block * bl.nc, nc = std::min(bl.nc, n - jc);
+          const std::int64_t first_panel = (task % row_splits) * panels_per_split;
+          if (first_panel >= a_panels) continue;
+          const std::int64_t end_panel = std::min(a_panels, first_panel + panels_per_split);
+          const std::int64_t first = first_panel * bl.mr, rows = std::min(mc, end_panel * bl.mr) - first;
+          a_claims.ensure(first_panel / kClaimPanels, claim_units(end_panel), [&](std::int64_t unit) {
+            pack_panels(a_pack.as<T>(), a_block, mc, kc, bl.mr, unit * kClaimPanels,
+                        std::min(a_panels, (unit + 1) * kClaimPanels));
+          });
+          const std::int64_t panels = (nc + bl.nr - 1) / bl.nr;
+          Workspace b_own(config.shared_b ? 0 : static_cast<std::size_t>((panels + 1) * bl.nr * kc) * sizeof(T));
+          T* const b_panels = config.shared_b ? b_shared.as<T>() + block * b_block_elems : b_own.as<T>();
+          if (config.shared_b)
+            b_claims.ensure(block * b_block_units, block * b_block_units + claim_units(panels), [&](std::int64_t unit) {
+              const std::int64_t local = unit - block * b_block_units;
+              pack_b(b_panels, pc, kc, jc, nc, local * kClaimPanels, std::min(panels, (local + 1) * kClaimPanels));
+            });
+          else
+            pack_b(b_panels, pc, kc, jc, nc, 0, panels);
+          MacroTile<T> tile{a_pack.as<T>() + first * kc, b_panels, kc, rows, nc, &c.at(ic + first, jc),
+                            c.row_stride, c.col_stride, pc > 0};
+          if (!epilogue || pc + kc < k) {
+            isa.macro(tile);
+            continue;
+          }
+          // The last rank-kc update: finish a few micro-panels, then hand them over.
+          const std::int64_t step = kEpiloguePanels * bl.mr;
+          for (std::int64_t r = 0; r < rows; r += step) {
+            MacroTile<T> part = tile;
+            part.a_panels += r * kc;
+            part.rows = std::min(step, rows - r);
+            part.c += r * c.row_stride;
+            isa.macro(part);
+            epilogue->fn(epilogue->context, ic + first + r, part.rows, jc, nc);
+          }
         }
       });
     }

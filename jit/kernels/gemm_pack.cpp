@@ -79,6 +79,19 @@ bool avx2_transpose(int width) {
   return (width % 8 == 0 || width == 6) && (v == GemmVariant::Avx2 || v == GemmVariant::Avx512);
 }
 
+// One depth step of a full panel from contiguous rows: a copy of a size the
+// compiler knows, inlined (every register tile's width is 32, 64 or 256
+// bytes). A libc memcpy call per 64 bytes was 7% of an MLP training step.
+template <class T>
+inline void copy_panel_row(T* out, const T* s, int width) {
+  switch (width * static_cast<int>(sizeof(T))) {
+    case 32: std::memcpy(out, s, 32); return;
+    case 64: std::memcpy(out, s, 64); return;
+    case 256: std::memcpy(out, s, 256); return;
+    default: std::memcpy(out, s, static_cast<std::size_t>(width) * sizeof(T));
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -90,7 +103,9 @@ void pack_panels(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t
         T* out = dst + (p * depth + k) * width;
         const std::int64_t r0 = p * width, valid = std::min<std::int64_t>(width, rows - r0);
         const T* s = &src.at(r0, k);
-        if (src.row_stride == 1)
+        if (src.row_stride == 1 && valid == width)
+          copy_panel_row(out, s, width);
+        else if (src.row_stride == 1)
           std::memcpy(out, s, static_cast<std::size_t>(valid) * sizeof(T));
         else
           for (std::int64_t r = 0; r < valid; ++r) out[r] = s[r * src.row_stride];
