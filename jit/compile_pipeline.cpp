@@ -6,6 +6,8 @@
 #include <memory>
 #include <string_view>
 
+#include <xxhash.h>
+
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
@@ -15,6 +17,7 @@
 
 #include <kiln/error.h>
 
+#include "jit/codegen/emit_gemm_tile.h"
 #include "jit/codegen/emit_object.h"
 #include "jit/codegen/lower.h"
 #include "jit/codegen/optimize.h"
@@ -89,21 +92,22 @@ std::string kernel_symbol(std::uint64_t key, int opt_level) {
   return kernel_symbol_prefix(key) + "o" + std::to_string(opt_level);
 }
 
-CompiledKernel compile_kernel(const KernelSpec& spec, const CompileOptions& options, KernelJit& jit) {
-  const auto start = std::chrono::steady_clock::now();
-  const int level = options.opt_level >= 3 ? 3 : 1;
-  const std::uint64_t key = spec.key();
-  CompiledKernel result;
-  const std::string symbol = kernel_symbol(key, level);
-  const DumpHook dump(key);
-  dump("spec", [&] { return spec.to_string(); });
+namespace {
 
+// The passes after lowering, the same for every kind of kernel: `lower`
+// builds the module (given the context and target machine), then verify,
+// optimize, emit and link `symbol`.
+template <class Lower>
+CompiledKernel run_pipeline(const std::string& symbol, int level, const DumpHook& dump, KernelJit& jit,
+                            Lower&& lower) {
+  const auto start = std::chrono::steady_clock::now();
+  CompiledKernel result;
   Diagnostics diagnostics;
   llvm::LLVMContext context;
   diagnostics.install(context);
   const std::unique_ptr<llvm::TargetMachine> tm = jit.target_machine(level);
 
-  std::unique_ptr<llvm::Module> module = codegen::lower(spec, symbol, context, *tm);
+  std::unique_ptr<llvm::Module> module = lower(context, *tm);
   dump("ir", [&] { return print(*module); });
 
   diagnostics.check("lower");
@@ -120,6 +124,34 @@ CompiledKernel compile_kernel(const KernelSpec& spec, const CompileOptions& opti
   static_cast<LinkedKernel&>(result) = jit.link(result.object, symbol);
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+}  // namespace
+
+CompiledKernel compile_kernel(const KernelSpec& spec, const CompileOptions& options, KernelJit& jit) {
+  const int level = options.opt_level >= 3 ? 3 : 1;
+  const std::uint64_t key = spec.key();
+  const std::string symbol = kernel_symbol(key, level);
+  const DumpHook dump(key);
+  dump("spec", [&] { return spec.to_string(); });
+  return run_pipeline(symbol, level, dump, jit, [&](llvm::LLVMContext& context, llvm::TargetMachine& tm) {
+    return codegen::lower(spec, symbol, context, tm);
+  });
+}
+
+std::uint64_t gemm_tile_key(const kernels::GemmTileSpec& spec) {
+  const std::string name = "gemm_tile/f" + std::to_string(8 * spec.element_bytes) + "/v" +
+                           std::to_string(spec.vector_bytes) + "/" + std::to_string(spec.mr) + "x" +
+                           std::to_string(spec.nv);
+  return XXH3_64bits(name.data(), name.size());
+}
+
+CompiledKernel compile_gemm_tile(const kernels::GemmTileSpec& spec, KernelJit& jit) {
+  const std::uint64_t key = gemm_tile_key(spec);
+  const std::string symbol = kernel_symbol(key, 3);
+  return run_pipeline(symbol, 3, DumpHook(key), jit, [&](llvm::LLVMContext& context, llvm::TargetMachine& tm) {
+    return codegen::lower_gemm_tile(spec, symbol, context, tm);
+  });
 }
 
 }  // namespace kiln::jit

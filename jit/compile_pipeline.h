@@ -2,6 +2,7 @@
 // passes in order (compile_pipeline.cpp reads top to bottom):
 //
 //   lower     KernelSpec -> LLVM module            jit/codegen/lower.h
+//             (or a GEMM tile)                     jit/codegen/emit_gemm_tile.h
 //   verify    LLVM's IR verifier                     jit/codegen/verify.h
 //   optimize  O1 or O3, vectorized, libmvec          jit/codegen/optimize.h
 //   emit      module -> object file                  jit/codegen/emit_object.h
@@ -17,6 +18,7 @@
 #include <string>
 
 #include "jit/fusion/kernel_spec.h"
+#include "jit/kernels/gemm_tile.h"
 #include "jit/orc/session.h"
 
 namespace kiln::jit {
@@ -25,6 +27,15 @@ class KernelJit;
 
 /// Runs the pipeline on `spec`. Throws InternalError naming the failing pass.
 CompiledKernel compile_kernel(const KernelSpec& spec, const CompileOptions& options, KernelJit& jit);
+
+/// Lowers (jit/codegen/emit_gemm_tile.h) and compiles the GEMM micro-kernel
+/// of `spec` at opt level 3, through the same passes after lowering, as
+/// kernel_symbol(gemm_tile_key(spec), 3): dumps, the disk cache and
+/// OrcSession::load_object treat it like any kernel of that key.
+CompiledKernel compile_gemm_tile(const kernels::GemmTileSpec& spec, KernelJit& jit);
+/// The key of a tile: a hash of "gemm_tile/f32/v32/6x2" (element bits,
+/// vector bytes, mr x nv), apart from every KernelSpec key.
+std::uint64_t gemm_tile_key(const kernels::GemmTileSpec& spec);
 
 /// The kernel's function name, "kiln_k_<key as 16 hex digits>_o<opt level>".
 std::string kernel_symbol(std::uint64_t key, int opt_level);

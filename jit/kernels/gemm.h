@@ -43,6 +43,7 @@ struct GemmConfig {
   int tasks_per_thread = 2;  // parallel tasks per kernel thread: column blocks, split by rows when fewer
   bool few_rows = false;     // the unpacked path for a handful of rows (gemm_few_rows.h), where the layout allows
   bool shared_b = false;     // each B block packed once, shared by its row splits, instead of once per task
+  int tile = 0;              // a generated register tile, tile_code(mr, nv) (gemm_tile.h); 0: the hand-written one
 
   friend bool operator==(const GemmConfig&, const GemmConfig&) = default;
 };

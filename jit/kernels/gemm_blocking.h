@@ -2,9 +2,10 @@
 //
 // Loop nest (row-major view: A values are broadcast, B rows are vectors):
 //   for pc in K step kc:                     one rank-kc update of C
-//     for ic in M step mc:                   pack A[ic:+mc, pc:+kc] (shared by the threads)
+//     for ic in M step mc:                   A[ic:+mc, pc:+kc] packed once, shared by the threads
 //       parallel over column blocks jc of nc (and row ranges when few):
-//         pack B[pc:+kc, jc:+nc]             (per task; fits the core's L2)
+//         pack what the task needs of A and of B[pc:+kc, jc:+nc] (fits the
+//         core's L2), unless another task has (gemm_float.cpp: PackClaims)
 //         for ir in mc step mr:              an mr×kc panel of A stays in L1
 //           for jr in nc step nr:            kc×nr panels of B stream from L2
 //             micro-kernel: C[mr×nr] (+)= A panel · B panel, in registers

@@ -16,6 +16,7 @@
 #include "jit/kernels/gemm_blocking.h"
 #include "jit/kernels/gemm_few_rows.h"
 #include "jit/kernels/gemm_pack.h"
+#include "jit/kernels/gemm_tile.h"
 #include "jit/kernels/gemm_microkernel.h"
 #include "jit/kernels/parallel.h"
 #include "jit/workspace.h"
@@ -37,19 +38,36 @@ struct MacroTile {
   T* c;
   std::int64_t rs_c, cs_c;
   bool accumulate;
+  int mr, nr;                   // the register tile
+  GemmMicroFn micro = nullptr;  // a generated micro-kernel of that tile, if not the hand-written one
 };
+
+// The block as register tiles: run(a panel, b panel, c, rows, cols) on each.
+template <class T, class Run>
+[[gnu::always_inline]] inline void macro_loop(const MacroTile<T>& t, int mr, int nr, Run&& run) {
+  for (std::int64_t ir = 0; ir < t.rows; ir += mr) {
+    const T* a = t.a_panels + ir * t.kc;
+    const int rows = static_cast<int>(std::min<std::int64_t>(mr, t.rows - ir));
+    for (std::int64_t jr = 0; jr < t.cols; jr += nr) {
+      const int cols = static_cast<int>(std::min<std::int64_t>(nr, t.cols - jr));
+      run(a, t.b_panels + jr * t.kc, t.c + ir * t.rs_c + jr * t.cs_c, rows, cols);
+    }
+  }
+}
 
 template <class MK, class T>
 [[gnu::always_inline]] inline void macro_kernel(const MacroTile<T>& t) {
-  for (std::int64_t ir = 0; ir < t.rows; ir += MK::kMR) {
-    const T* a = t.a_panels + ir * t.kc;
-    const int rows = static_cast<int>(std::min<std::int64_t>(MK::kMR, t.rows - ir));
-    for (std::int64_t jr = 0; jr < t.cols; jr += MK::kNR) {
-      const int cols = static_cast<int>(std::min<std::int64_t>(MK::kNR, t.cols - jr));
-      MK::run(t.kc, a, t.b_panels + jr * t.kc, t.c + ir * t.rs_c + jr * t.cs_c, t.rs_c, t.cs_c, rows, cols,
-              t.accumulate);
-    }
-  }
+  // Inlined into the caller, whose target attribute gives the ISA.
+  macro_loop(t, MK::kMR, MK::kNR, [&](const T* a, const T* b, T* c, int rows, int cols) __attribute__((always_inline)) {
+    MK::run(t.kc, a, b, c, t.rs_c, t.cs_c, rows, cols, t.accumulate);
+  });
+}
+
+template <class T>
+void macro_generated(const MacroTile<T>& t) {
+  macro_loop(t, t.mr, t.nr, [&](const T* a, const T* b, T* c, int rows, int cols) {
+    t.micro(t.kc, a, b, c, t.rs_c, t.cs_c, rows, cols, t.accumulate);
+  });
 }
 
 template <class T, RegisterTile Tile>
@@ -72,6 +90,7 @@ template <class T>
 struct GemmIsa {
   GemmBlocking blocking;
   void (*macro)(const MacroTile<T>&);
+  GemmMicroFn micro = nullptr;  // for macro_generated
 };
 
 std::atomic<GemmVariant> forced_variant{GemmVariant::Best};
@@ -94,9 +113,18 @@ GemmVariant current_gemm_variant() {
 
 namespace {
 
+// The micro-kernel `config` asks for: a generated tile (gemm_tile.h), which
+// needs vectors of AVX2 or AVX-512, else the hand-written kernel of the
+// current variant.
 template <class T>
-GemmIsa<T> current_isa() {
-  switch (current_gemm_variant()) {
+GemmIsa<T> isa_for(const GemmConfig& config) {
+  const GemmVariant variant = current_gemm_variant();
+  if (config.tile != 0 && variant != GemmVariant::Baseline) {
+    const RegisterTile tile{variant == GemmVariant::Avx512 ? 64 : 32, tile_mr(config.tile), tile_nv(config.tile)};
+    return {gemm_blocking<T>(tile), &macro_generated<T>,
+            generated_gemm_tile({static_cast<int>(sizeof(T)), tile.vector_bytes, tile.mr, tile.nv})};
+  }
+  switch (variant) {
     case GemmVariant::Avx512: return {gemm_blocking<T>(kAvx512Tile), &macro_avx512<T>};
     case GemmVariant::Avx2: return {gemm_blocking<T>(kAvx2Tile), &macro_avx2<T>};
     default: return {gemm_blocking<T>(kBaselineTile), &macro_baseline<T>};
@@ -166,7 +194,7 @@ std::int64_t claim_units(std::int64_t panels) { return (panels + kClaimPanels - 
 template <class T>
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
                  MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config) {
-  const GemmIsa<T> isa = current_isa<T>();
+  const GemmIsa<T> isa = isa_for<T>(config);
   const GemmBlocking bl = blocking_for(config, isa.blocking, k);
   const bool parallel = m * n * k >= kGemmParallelWork;
   const std::int64_t threads = parallel ? num_threads() : 1;
@@ -223,7 +251,7 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
           else
             pack_b(b_panels, pc, kc, jc, nc, 0, panels);
           MacroTile<T> tile{a_pack.as<T>() + first * kc, b_panels, kc, rows, nc, &c.at(ic + first, jc),
-                            c.row_stride, c.col_stride, pc > 0};
+                            c.row_stride, c.col_stride, pc > 0, bl.mr, bl.nr, isa.micro};
           if (!epilogue || pc + kc < k) {
             isa.macro(tile);
             continue;

@@ -22,6 +22,10 @@ CompiledKernel OrcSession::compile(const KernelSpec& spec, const CompileOptions&
   return compile_kernel(spec, options, *impl_->jit);
 }
 
+CompiledKernel OrcSession::compile_gemm_tile(const kernels::GemmTileSpec& spec) {
+  return jit::compile_gemm_tile(spec, *impl_->jit);
+}
+
 LinkedKernel OrcSession::load_object(std::uint64_t key, std::string_view object_bytes) {
   const std::string symbol = KernelJit::find_function(object_bytes, kernel_symbol_prefix(key));
   return impl_->jit->link(object_bytes, symbol);

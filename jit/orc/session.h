@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "jit/fusion/kernel_spec.h"
+#include "jit/kernels/gemm_tile.h"
 
 namespace kiln::jit {
 
@@ -55,6 +56,10 @@ class OrcSession {
   /// kiln::InternalError with the LLVM message on any failure (malformed
   /// spec, verifier, codegen, link) — the caller keeps the kernel on tier 0.
   CompiledKernel compile(const KernelSpec& spec, const CompileOptions& options);
+
+  /// Compiles the GEMM micro-kernel of `spec` (jit/kernels/gemm_tile.h);
+  /// its `fn` is a kernels::GemmMicroFn. Throws InternalError on failure.
+  CompiledKernel compile_gemm_tile(const kernels::GemmTileSpec& spec);
 
   /// Links object bytes of a compile of `key` (CompiledKernel::object, of
   /// this or an earlier process on the same CPU) and returns the kernel in

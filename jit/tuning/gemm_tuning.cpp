@@ -13,6 +13,7 @@
 #include "autotune/measure.h"
 #include "autotune/shape_bucket.h"
 #include "jit/kernels/gemm_few_rows.h"
+#include "jit/kernels/gemm_tile.h"
 #include "jit/threads.h"
 #include "jit/tier1/kernel_cache.h"
 #include "jit/tuning/tuning_store.h"
@@ -37,6 +38,23 @@ std::vector<std::int64_t> blocks_for(std::int64_t extent, std::initializer_list<
     if (v >= extent) break;
   }
   return values;
+}
+
+// The "tile" knob: 0, the hand-written micro-kernel, and generated tiles
+// (kernels::tile_code) that fit the variant's registers: its own tile
+// generated (so the two are measured against each other) and others. On
+// the 2-core AVX2 machine 4x2 won at 16-32 rows by 6-14%; 8x1, 6x1 and 2x4
+// lost everywhere (8x1 by half) and are not offered. None on the baseline
+// variant, which has no generated tiles.
+std::vector<std::int64_t> generated_tiles() {
+  using kernels::tile_code;
+  switch (kernels::current_gemm_variant()) {
+    case kernels::GemmVariant::Avx2:
+      return {0, tile_code(6, 2), tile_code(4, 2), tile_code(4, 3), tile_code(5, 2), tile_code(3, 3)};
+    case kernels::GemmVariant::Avx512:
+      return {0, tile_code(6, 4), tile_code(4, 4), tile_code(8, 3), tile_code(12, 2), tile_code(4, 6)};
+    default: return {};
+  }
 }
 
 bool parallel_product(const GemmShape& s) { return s.m * s.n * s.k >= kernels::kGemmParallelWork && num_threads() > 1; }
@@ -210,12 +228,13 @@ autotune::ConfigSpace gemm_space(const GemmShape& exact) {
   space.add("shared_b", {0, 1});
   if (parallel_product(shape)) space.add("tasks_per_thread", {1, 2, 4});
   if (shape.m <= kernels::kFewRowsTunable) space.add("few_rows", {0, 1});
+  if (!generated_tiles().empty()) space.add("tile", generated_tiles());
   return space;
 }
 
 autotune::Config to_config(const GemmConfig& c) {
   return {{"kc", c.kc}, {"nc", c.nc}, {"mc", c.mc}, {"shared_b", c.shared_b}, {"tasks_per_thread", c.tasks_per_thread},
-          {"few_rows", c.few_rows}};
+          {"few_rows", c.few_rows}, {"tile", c.tile}};
 }
 
 GemmConfig from_config(const autotune::Config& config) {
@@ -230,6 +249,7 @@ GemmConfig from_config(const autotune::Config& config) {
   c.shared_b = get("shared_b", c.shared_b) != 0;
   c.tasks_per_thread = static_cast<int>(get("tasks_per_thread", c.tasks_per_thread));
   c.few_rows = get("few_rows", c.few_rows) != 0;
+  c.tile = static_cast<int>(get("tile", c.tile));
   return c;
 }
 

@@ -1,0 +1,174 @@
+// Generated GEMM micro-kernels (jit/kernels/gemm_tile.h): every tile that
+// fits the registers of AVX2 (and of AVX-512 where the CPU has it) gives
+// the exact product on values whose sums are exact, on edge tiles, across
+// depth blocks and into a transposed C; and, on values whose sums round,
+// the same bits as the hand-written kernel (the same operations per
+// element in the same order).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <kiln/error.h>
+
+#include "jit/kernels/gemm.h"
+#include "jit/kernels/gemm_tile.h"
+#include "jit/threads.h"
+#include "jit/tuning/gemm_tuning.h"
+
+namespace {
+
+using namespace kiln::jit::kernels;
+
+struct VariantGuard {
+  explicit VariantGuard(GemmVariant v) { set_gemm_variant(v); }
+  ~VariantGuard() { set_gemm_variant(GemmVariant::Best); }
+};
+
+std::vector<GemmVariant> vector_variants() {
+  std::vector<GemmVariant> out;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back(GemmVariant::Avx2);
+  if (__builtin_cpu_supports("avx512f")) out.push_back(GemmVariant::Avx512);
+  return out;
+}
+
+int vector_bytes(GemmVariant v) { return v == GemmVariant::Avx512 ? 64 : 32; }
+
+// Every tile of the variant's registers with mr up to 8 and nv up to 3.
+std::vector<int> tiles_of(GemmVariant v) {
+  std::vector<int> out;
+  for (int mr = 1; mr <= 8; ++mr)
+    for (int nv = 1; nv <= 3; ++nv)
+      if (tile_fits(vector_bytes(v), mr, nv)) out.push_back(tile_code(mr, nv));
+  return out;
+}
+
+template <class T>
+struct Product {
+  std::int64_t m, n, k;
+  std::vector<T> a, b;
+
+  Product(std::int64_t m, std::int64_t n, std::int64_t k, bool exact) : m(m), n(n), k(k), a(m * k), b(k * n) {
+    std::mt19937 rng(static_cast<unsigned>(m * 31 + n * 7 + k));
+    std::uniform_int_distribution<int> quarter(-8, 8);  // multiples of 1/4: exact sums in any order
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    for (T& x : a) x = exact ? T(quarter(rng)) / 4 : T(uniform(rng));
+    for (T& x : b) x = exact ? T(quarter(rng)) / 4 : T(uniform(rng));
+  }
+
+  // C (m × n) row-major, or stored transposed when `transposed_c`.
+  std::vector<T> run(const GemmConfig& config, bool transposed_c = false) const {
+    std::vector<T> c(m * n, T(-7));
+    const MatrixRef<T> cr = transposed_c ? MatrixRef<T>{c.data(), 1, m} : MatrixRef<T>{c.data(), n, 1};
+    gemm(m, n, k, MatrixRef<const T>{a.data(), k, 1}, MatrixRef<const T>{b.data(), n, 1}, cr, config);
+    if (!transposed_c) return c;
+    std::vector<T> rows(c.size());
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) rows[i * n + j] = c[j * m + i];
+    return rows;
+  }
+
+  std::vector<T> reference() const {
+    std::vector<T> c(m * n);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (std::int64_t kk = 0; kk < k; ++kk) sum += double(a[i * k + kk]) * double(b[kk * n + j]);
+        c[i * n + j] = T(sum);
+      }
+    return c;
+  }
+};
+
+GemmConfig with_tile(int tile, std::int64_t kc) {
+  GemmConfig config;
+  config.tile = tile;
+  config.kc = kc;
+  config.shared_b = true;
+  return config;
+}
+
+template <class T>
+void exact_products(GemmVariant variant) {
+  const VariantGuard guard(variant);
+  // 37 rows and 45 columns leave edge tiles for every mr and nr; depth 300
+  // in blocks of 64 accumulates into C four times.
+  const Product<T> p(37, 45, 300, true);
+  const std::vector<T> want = p.reference();
+  for (int tile : tiles_of(variant)) {
+    SCOPED_TRACE("tile " + std::to_string(tile_mr(tile)) + "x" + std::to_string(tile_nv(tile)));
+    for (bool transposed_c : {false, true}) {
+      const std::vector<T> got = p.run(with_tile(tile, 64), transposed_c);
+      for (std::size_t i = 0; i < want.size(); ++i)
+        ASSERT_EQ(got[i], want[i]) << "element " << i << (transposed_c ? " of a transposed C" : "");
+    }
+  }
+}
+
+TEST(GemmTile, EveryTileGivesTheExactProduct) {
+  const int threads_before = kiln::jit::num_threads();
+  for (int threads : {1, 2}) {
+    kiln::jit::set_num_threads(threads);
+    for (GemmVariant v : vector_variants()) {
+      exact_products<float>(v);
+      exact_products<double>(v);
+    }
+  }
+  kiln::jit::set_num_threads(threads_before);
+}
+
+template <class T>
+void same_bits_as_hand_written(GemmVariant variant) {
+  const VariantGuard guard(variant);
+  const Product<T> p(64, 96, 500, false);
+  const std::vector<T> hand_written = p.run(with_tile(0, 128));
+  for (int tile : tiles_of(variant)) {
+    SCOPED_TRACE("tile " + std::to_string(tile_mr(tile)) + "x" + std::to_string(tile_nv(tile)));
+    const std::vector<T> got = p.run(with_tile(tile, 128));
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], hand_written[i]) << "element " << i;
+  }
+}
+
+TEST(GemmTile, EveryTileRoundsLikeTheHandWrittenKernel) {
+  for (GemmVariant v : vector_variants()) {
+    same_bits_as_hand_written<float>(v);
+    same_bits_as_hand_written<double>(v);
+  }
+}
+
+TEST(GemmTile, ATileThatDoesNotFitTheRegistersIsRejected) {
+  EXPECT_TRUE(tile_fits(32, 6, 2));
+  EXPECT_TRUE(tile_fits(32, 4, 3));
+  EXPECT_FALSE(tile_fits(32, 7, 2));  // 14 accumulators + 2 + 1 > 16 ymm
+  EXPECT_TRUE(tile_fits(64, 12, 2));
+  EXPECT_FALSE(tile_fits(64, 8, 4));  // 32 + 4 + 1 > 32 zmm
+  try {
+    generated_gemm_tile({4, 32, 7, 2});
+    FAIL() << "7x2 of ymm was compiled";
+  } catch (const kiln::ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("7x2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GemmTile, TheTunerOffersGeneratedTilesBesideTheHandWrittenOne) {
+  for (GemmVariant v : vector_variants()) {
+    const VariantGuard guard(v);
+    const kiln::autotune::ConfigSpace space = kiln::jit::tuning::gemm_space({4, true, false, 128, 512, 512});
+    const kiln::autotune::Knob* tile = nullptr;
+    for (const kiln::autotune::Knob& knob : space.knobs())
+      if (knob.name == "tile") tile = &knob;
+    ASSERT_NE(tile, nullptr);
+    EXPECT_EQ(tile->values.front(), 0);
+    for (std::size_t i = 1; i < tile->values.size(); ++i) {
+      const int code = static_cast<int>(tile->values[i]);
+      EXPECT_TRUE(tile_fits(vector_bytes(v), tile_mr(code), tile_nv(code))) << code;
+    }
+  }
+  const VariantGuard baseline(GemmVariant::Baseline);
+  const kiln::autotune::ConfigSpace space = kiln::jit::tuning::gemm_space({4, true, false, 128, 512, 512});
+  for (const kiln::autotune::Knob& knob : space.knobs())
+    EXPECT_NE(knob.name, "tile") << "the baseline variant has no generated tiles";
+}
+
+}  // namespace
