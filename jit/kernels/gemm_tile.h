@@ -41,4 +41,12 @@ using GemmMicroFn = void (*)(std::int64_t kc, const void* a, const void* b, void
 /// a tile that does not fit, InternalError if LLVM fails.
 GemmMicroFn generated_gemm_tile(const GemmTileSpec& spec);
 
+/// The micro-kernel of `spec` if it is compiled already, else nullptr
+/// after queuing its compile as background work of the JIT (only while the
+/// JIT is on; KILN_JIT_SYNC=1 compiles it here and returns it; a thread
+/// that queued one waits for it when it exits, as for every compile). For a
+/// default that must not wait: every tile rounds alike, so the hand-written
+/// kernel can serve until the tile is ready.
+GemmMicroFn ready_gemm_tile(const GemmTileSpec& spec);
+
 }  // namespace kiln::jit::kernels

@@ -15,6 +15,8 @@
 #include "jit/kernels/gemm.h"
 #include "jit/kernels/gemm_tile.h"
 #include "jit/threads.h"
+#include "jit/tier1/compile_queue.h"
+#include "jit/tier1/config.h"
 #include "jit/tuning/gemm_tuning.h"
 
 namespace {
@@ -169,6 +171,36 @@ TEST(GemmTile, TheTunerOffersGeneratedTilesBesideTheHandWrittenOne) {
   const kiln::autotune::ConfigSpace space = kiln::jit::tuning::gemm_space({4, true, false, 128, 512, 512});
   for (const kiln::autotune::Knob& knob : space.knobs())
     EXPECT_NE(knob.name, "tile") << "the baseline variant has no generated tiles";
+}
+
+TEST(GemmTile, TheHeuristicTakesAFourRowTileWhereSixRowsWouldPadMost) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2";
+  const VariantGuard guard(GemmVariant::Avx2);
+  auto tile = [](std::int64_t m) { return default_gemm_config({4, true, false, m, 512, 512}).tile; };
+  EXPECT_EQ(tile(16), tile_code(4, 2));  // 18 rows padded with 6-row panels
+  EXPECT_EQ(tile(32), tile_code(4, 2));  // 36
+  EXPECT_EQ(tile(24), 0);                // 6 divides it
+  EXPECT_EQ(tile(128), 0);               // 132 against 128 / 0.96
+  EXPECT_EQ(tile(8), 0);                 // the few-rows path
+}
+
+TEST(GemmTile, AReadyTileIsCompiledInTheBackgroundOnlyWhileTheJitIsOn) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2";
+  const bool was_enabled = kiln::jit::enabled();
+  // Tiles no other test asks for (tiles_of stops at 3 vectors): double 1x4 and 2x4 of ymm.
+  kiln::jit::set_enabled(false);
+  EXPECT_EQ(ready_gemm_tile({8, 32, 1, 4}), nullptr);
+  kiln::jit::wait_for_compile_queue();
+  EXPECT_EQ(ready_gemm_tile({8, 32, 1, 4}), nullptr) << "compiled with the JIT off";
+  kiln::jit::set_enabled(true);
+  GemmMicroFn fn = ready_gemm_tile({8, 32, 2, 4});
+  if (!fn) {
+    kiln::jit::wait_for_compile_queue();
+    fn = ready_gemm_tile({8, 32, 2, 4});
+  }
+  EXPECT_NE(fn, nullptr);
+  EXPECT_EQ(fn, generated_gemm_tile({8, 32, 2, 4})) << "compiled twice";
+  kiln::jit::set_enabled(was_enabled);
 }
 
 }  // namespace
