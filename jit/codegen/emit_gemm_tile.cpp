@@ -8,6 +8,8 @@
 
 #include <kiln/error.h>
 
+#include "jit/codegen/kernel_module.h"
+
 namespace kiln::jit::codegen {
 namespace {
 
@@ -177,18 +179,13 @@ std::unique_ptr<llvm::Module> lower_gemm_tile(const kernels::GemmTileSpec& spec,
       !kernels::tile_fits(spec.vector_bytes, spec.mr, spec.nv))
     throw ValueError(detail::cat("gemm tile ", spec.mr, "x", spec.nv, " of ", spec.vector_bytes,
                                  "-byte vectors of ", spec.element_bytes, "-byte elements: no such kernel"));
-  auto module = std::make_unique<llvm::Module>(name, context);
-  module->setTargetTriple(tm.getTargetTriple().str());
-  module->setDataLayout(tm.createDataLayout());
   llvm::IRBuilder<> types(context);
   llvm::Type* i64 = types.getInt64Ty();
   llvm::Type* i32 = types.getInt32Ty();
   llvm::Type* ptr = types.getPtrTy();
-  auto* type = llvm::FunctionType::get(types.getVoidTy(), {i64, ptr, ptr, ptr, i64, i64, i32, i32, i32}, false);
-  auto* f = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *module);
-  f->setDoesNotThrow();
-  f->addFnAttr("target-cpu", tm.getTargetCPU());
-  f->addFnAttr("target-features", tm.getTargetFeatureString());
+  auto [module, f] = new_kernel_module(
+      name, llvm::FunctionType::get(types.getVoidTy(), {i64, ptr, ptr, ptr, i64, i64, i32, i32, i32}, false), context,
+      tm);
   for (unsigned k : {1u, 2u}) {
     f->addParamAttr(k, llvm::Attribute::NoAlias);
     f->addParamAttr(k, llvm::Attribute::ReadOnly);
@@ -197,7 +194,7 @@ std::unique_ptr<llvm::Module> lower_gemm_tile(const kernels::GemmTileSpec& spec,
   const char* names[] = {"kc", "a", "b", "c", "rs_c", "cs_c", "rows", "cols", "accumulate_flag"};
   for (unsigned k = 0; k < 9; ++k) f->getArg(k)->setName(names[k]);
   TileEmitter(spec, f).emit();
-  return module;
+  return std::move(module);
 }
 
 }  // namespace kiln::jit::codegen

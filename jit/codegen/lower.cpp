@@ -12,6 +12,7 @@
 #include "jit/codegen/emit_ops.h"
 #include "jit/codegen/emit_reduce.h"
 #include "jit/codegen/ir_context.h"
+#include "jit/codegen/kernel_module.h"
 #include "jit/codegen/validate.h"
 #include "jit/fusion/kernel_phases.h"
 
@@ -488,18 +489,11 @@ std::unique_ptr<llvm::Module> lower(const KernelSpec& spec, const std::string& n
                                     const llvm::TargetMachine& tm) {
   validate(spec);
   check_dtypes(spec);
-  auto module = std::make_unique<llvm::Module>(name, context);
-  module->setTargetTriple(tm.getTargetTriple().str());
-  module->setDataLayout(tm.createDataLayout());
-
   llvm::IRBuilder<> types(context);
   llvm::Type* i64 = types.getInt64Ty();
   llvm::Type* ptr = types.getPtrTy();
-  auto* type = llvm::FunctionType::get(types.getVoidTy(), {i64, i64, ptr, ptr}, false);
-  auto* f = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *module);
-  f->setDoesNotThrow();
-  f->addFnAttr("target-cpu", tm.getTargetCPU());
-  f->addFnAttr("target-features", tm.getTargetFeatureString());
+  auto [module, f] =
+      new_kernel_module(name, llvm::FunctionType::get(types.getVoidTy(), {i64, i64, ptr, ptr}, false), context, tm);
   for (unsigned k : {2u, 3u}) {
     f->addParamAttr(k, llvm::Attribute::NoAlias);
     f->addParamAttr(k, llvm::Attribute::NoCapture);
@@ -510,7 +504,7 @@ std::unique_ptr<llvm::Module> lower(const KernelSpec& spec, const std::string& n
   f->getArg(2)->setName("ptrs");
   f->getArg(3)->setName("scalars");
   Lowering(spec, *module).run(f);
-  return module;
+  return std::move(module);
 }
 
 }  // namespace kiln::jit::codegen
