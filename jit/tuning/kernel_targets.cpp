@@ -11,10 +11,10 @@ using trace::OpId;
 KernelSpec over(std::initializer_list<std::int64_t> sizes) {
   KernelSpec spec;
   spec.ndim = static_cast<std::int32_t>(sizes.size());
+  spec.inputs.resize(1);
   std::int64_t stride = 1;
   for (int d = spec.ndim - 1; d >= 0; --d) {
     spec.sizes[d] = std::data(sizes)[d];
-    spec.inputs.resize(1);
     spec.inputs[0].strides[d] = stride;
     stride *= spec.sizes[d];
   }
