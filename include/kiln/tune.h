@@ -23,7 +23,14 @@ namespace kiln::tune {
 ///   "linear" b x i x o: a linear layer's product, x[b×i] · wᵀ with w[o×i]
 ///                       (torch::nn::functional::linear), b rows of i inputs;
 ///   "matmul_tn" m x k x n: C = Aᵀ · B with A stored k×m (a linear layer's
-///                       weight gradient in backward, dyᵀ · x).
+///                       weight gradient in backward, dyᵀ · x);
+///   "sum" n:            x.sum() over n float32 (a JIT-compiled reduction);
+///   "softmax" r x c:    x.softmax(1) over r rows of c float32 (a JIT-compiled row kernel);
+///   "exp" n:            x.exp() over n float32 (a JIT-compiled elementwise kernel).
+/// The JIT-compiled kernels are tuned over their inner loops' vector width
+/// and interleave count, a float32 sum's block and the thread split; the
+/// tuned knobs are used by every fused kernel of the same form and shape
+/// bucket (docs/tuning-db.md).
 struct Target {
   std::string kernel;
   std::vector<std::int64_t> shape;
@@ -60,11 +67,12 @@ struct Options {
 struct Result {
   Target target;
   std::string key;             // the database key
-  std::string config;          // the winner, "kc=256,mc=144,..."
+  std::string config;          // the winner, "kc=256,mc=144,..." or "interleave=4,vector_width=8,..."
   std::string default_config;  // the heuristic's config
   double default_ms = 0;       // heuristic and winner, timed alternately after the search
   double tuned_ms = 0;
-  double gflops = 0;           // of the winner
+  double gflops = 0;           // of the winner (GEMMs; 0 for the JIT-compiled kernels)
+  double gbytes_per_second = 0;  // of the winner: its operands' bytes per second (JIT-compiled kernels; 0 for GEMMs)
   std::uint64_t evaluated = 0;
   double tuning_seconds = 0;
   bool complete = false;       // the search ran to its end (not cut by budget or cancel)

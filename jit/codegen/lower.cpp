@@ -34,7 +34,11 @@ void check_dtypes(const KernelSpec& spec) {
 class Lowering {
  public:
   Lowering(const KernelSpec& spec, llvm::Module& module)
-      : spec_(spec), phases_(plan_phases(spec)), builder_(module.getContext()), ir_(module, builder_) {}
+      : spec_(spec),
+        phases_(plan_phases(spec)),
+        sum_block_(spec.knobs.sum_block > 0 ? spec.knobs.sum_block : kSumBlock),
+        builder_(module.getContext()),
+        ir_(module, builder_) {}
 
   void run(llvm::Function* f);
 
@@ -77,9 +81,11 @@ class Lowering {
   bool prefetches(int phase) const;
   void blocks(int phase, bool begin);
   void prefetch_next_row(llvm::Value* jb);
+  llvm::MDNode* loop_metadata(llvm::MDNode* group);
 
   const KernelSpec& spec_;
   const KernelPhases phases_;
+  const std::int64_t sum_block_;       // elements per block of a blocked loop (KernelKnobs::sum_block)
   llvm::IRBuilder<> builder_;
   IrContext ir_;
   std::vector<bool> used_;             // per input: read by some instruction
@@ -156,7 +162,7 @@ llvm::Value* Lowering::row_cache_slot(std::size_t i, llvm::Value* position) {
 }
 
 // Whether loop `phase` folds a blocked sum (emit_reduce.h) or prefetches:
-// its inner loop then runs in blocks of kSumBlock elements.
+// its inner loop then runs in blocks of sum_block_ elements.
 bool Lowering::blocked(int phase) const {
   if (prefetches(phase)) return true;
   for (std::size_t i = 0; i < spec_.instrs.size(); ++i)
@@ -175,7 +181,7 @@ bool Lowering::prefetches(int phase) const {
          phases_.row_elements * 8 <= kRowCacheBytes;
 }
 
-// The lines of block [jb, jb + kSumBlock) of the current piece, one row on,
+// The lines of block [jb, jb + sum_block_) of the current piece, one row on,
 // of each operand with unit inner stride that varies along the row.
 void Lowering::prefetch_next_row(llvm::Value* jb) {
   constexpr std::int64_t kLine = 64;
@@ -185,7 +191,7 @@ void Lowering::prefetch_next_row(llvm::Value* jb) {
     if (inner_stride(memory(k)) != 1) continue;
     const std::int64_t size = static_cast<std::int64_t>(element_size(memory(k).dtype));
     llvm::Value* first = add_scaled(add_scaled(offsets_[k], jb, 1), builder_.getInt64(1), memory(k).strides[0]);
-    for (std::int64_t line = 0; line < kSumBlock * size; line += kLine) {
+    for (std::int64_t line = 0; line < sum_block_ * size; line += kLine) {
       // Not inbounds: the row after the last one may lie past the tensor (a
       // prefetch never faults).
       llvm::Value* element = builder_.CreateGEP(ir_.memory_type(memory(k).dtype), bases_[k], first);
@@ -194,6 +200,25 @@ void Lowering::prefetch_next_row(llvm::Value* jb) {
                                {at, builder_.getInt32(input ? 0 : 1), builder_.getInt32(3), builder_.getInt32(1)});
     }
   }
+}
+
+// The inner loop's llvm.loop node: its accesses (`group`) are parallel, and
+// the width and interleave count the knobs ask for.
+llvm::MDNode* Lowering::loop_metadata(llvm::MDNode* group) {
+  llvm::LLVMContext& context = builder_.getContext();
+  auto named = [&](const char* name, llvm::Metadata* value) {
+    return llvm::MDNode::get(context, {llvm::MDString::get(context, name), value});
+  };
+  auto count = [&](std::int32_t n) { return llvm::ConstantAsMetadata::get(builder_.getInt32(n)); };
+  std::vector<llvm::Metadata*> items{nullptr, named("llvm.loop.parallel_accesses", group)};
+  if (spec_.knobs.vector_width > 0) {
+    items.push_back(named("llvm.loop.vectorize.width", count(spec_.knobs.vector_width)));
+    items.push_back(named("llvm.loop.vectorize.enable", llvm::ConstantAsMetadata::get(builder_.getTrue())));
+  }
+  if (spec_.knobs.interleave > 0) items.push_back(named("llvm.loop.interleave.count", count(spec_.knobs.interleave)));
+  llvm::MDNode* loop_id = llvm::MDNode::getDistinct(context, items);
+  loop_id->replaceOperandWith(0, loop_id);
+  return loop_id;
 }
 
 void Lowering::blocks(int phase, bool begin) {
@@ -326,7 +351,8 @@ void Lowering::element(int phase, llvm::Value* position, llvm::Value* j, llvm::M
 // The inner loop's loads and stores form one access group declared
 // parallel (llvm.loop.parallel_accesses): by the CompiledFn contract
 // iterations never share elements, so no run-time overlap checks are
-// needed, and in-place kernels vectorize too.
+// needed, and in-place kernels vectorize too. The spec's codegen knobs
+// (KernelKnobs) become the loop's vectorize.width / interleave.count hints.
 void Lowering::loop(int phase, llvm::Value* first, llvm::Value* end) {
   llvm::LLVMContext& context = builder_.getContext();
   llvm::Function* f = builder_.GetInsertBlock()->getParent();
@@ -364,7 +390,7 @@ void Lowering::loop(int phase, llvm::Value* first, llvm::Value* end) {
     if (used_[k] && !invariant_[k] && inner_stride(spec_.inputs[k]) == 0) invariant_[k] = load_input(k, offsets_[k], nullptr);
 
   // With a blocked sum, the inner loop runs over [jb, block_end) for
-  // jb = 0, kSumBlock, ... < n, each block between begin and end_block.
+  // jb = 0, sum_block_, ... < n, each block between begin and end_block.
   const bool in_blocks = blocked(phase);
   llvm::BasicBlock* inner_exit = latch_block;
   llvm::BasicBlock* inner_entry = builder_.GetInsertBlock();
@@ -380,9 +406,9 @@ void Lowering::loop(int phase, llvm::Value* first, llvm::Value* end) {
     auto* jb_phi = builder_.CreatePHI(builder_.getInt64Ty(), 2, "jb");
     jb_phi->addIncoming(builder_.getInt64(0), inner_entry);
     jb = jb_phi;
-    llvm::Value* full = builder_.CreateAdd(jb, builder_.getInt64(kSumBlock), "jb.next");
+    llvm::Value* full = builder_.CreateAdd(jb, builder_.getInt64(sum_block_), "jb.next");
     auto* constant_n = llvm::dyn_cast<llvm::ConstantInt>(n);
-    block_end = constant_n && constant_n->getSExtValue() % kSumBlock == 0
+    block_end = constant_n && constant_n->getSExtValue() % sum_block_ == 0
                     ? full
                     : builder_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, full, n, nullptr, "block.end");
     blocks(phase, true);
@@ -404,12 +430,7 @@ void Lowering::loop(int phase, llvm::Value* first, llvm::Value* end) {
   llvm::Value* j_next = builder_.CreateAdd(j, builder_.getInt64(1), "j.next");
   j->addIncoming(j_next, builder_.GetInsertBlock());
   llvm::BranchInst* back = builder_.CreateCondBr(builder_.CreateICmpSLT(j_next, block_end), inner_block, inner_exit);
-  llvm::MDNode* self = llvm::MDNode::getDistinct(context, {});
-  llvm::MDNode* parallel =
-      llvm::MDNode::get(context, {llvm::MDString::get(context, "llvm.loop.parallel_accesses"), group});
-  llvm::MDNode* loop_id = llvm::MDNode::get(context, {self, parallel});
-  loop_id->replaceOperandWith(0, loop_id);
-  back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+  back->setMetadata(llvm::LLVMContext::MD_loop, loop_metadata(group));
 
   builder_.SetInsertPoint(latch_block);
   llvm::Value* q_next = builder_.CreateAdd(q, rows ? builder_.getInt64(1) : n, "q.next");

@@ -104,6 +104,11 @@ std::uint64_t KernelSpec::key() const {
     e.put(out.mem.dtype);
     e.put_strides(out.mem.strides, dims);
   }
+  if (knobs.sets_codegen()) {  // only then: an untuned kernel keeps the key it always had
+    e.put(knobs.vector_width);
+    e.put(knobs.interleave);
+    e.put(knobs.sum_block);
+  }
   return XXH3_64bits(e.bytes().data(), e.bytes().size());
 }
 
@@ -137,6 +142,9 @@ std::string KernelSpec::to_string() const {
     print_strides(out, outputs[k].mem.strides, dims);
     out << "\n";
   }
+  if (!(knobs == KernelKnobs{}))
+    out << "  knobs: vector_width " << knobs.vector_width << ", interleave " << knobs.interleave << ", sum_block "
+        << knobs.sum_block << ", grain " << knobs.grain << ", partial_chunk " << knobs.partial_chunk << "\n";
   return out.str();
 }
 

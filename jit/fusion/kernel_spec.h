@@ -27,6 +27,7 @@
 
 #include <kiln/dtype.h>
 
+#include "jit/fusion/kernel_knobs.h"
 #include "trace/geometry.h"
 #include "trace/op.h"
 
@@ -85,6 +86,9 @@ struct KernelSpec {
   std::vector<ScalarType> scalars;
   std::vector<KernelInstr> instrs;
   std::vector<KernelOutput> outputs;
+  // How it is compiled and launched (all 0: the heuristic); set from the
+  // tuning database when the kernel's family and shape have an entry.
+  KernelKnobs knobs;
 
   bool is_dynamic(int d) const { return (dynamic_dims >> d) & 1u; }
   bool has_reduction() const;
@@ -96,8 +100,8 @@ struct KernelSpec {
   /// The product of `sizes`: for a dynamic spec, of the sizes it holds (a
   /// caller keeps its current sizes in its copy of the spec).
   std::int64_t numel() const;
-  /// xxh3 of everything above (but the sizes of dynamic dims): equal keys
-  /// compile to the same code.
+  /// xxh3 of everything above (but the sizes of dynamic dims and the launch
+  /// knobs): equal keys compile to the same code.
   std::uint64_t key() const;
   /// A readable listing, for dumps and error messages.
   std::string to_string() const;
@@ -138,9 +142,9 @@ inline bool is_reduction(trace::OpId op) {
 /// value's; the position is an int64 beside it).
 ScalarType accumulator_dtype(const KernelInstr& reduction);
 
-/// Elements per chunk of a partial kernel's launch. Fixed, so that the
-/// order in which partial results are combined never depends on the thread
-/// count.
+/// Elements per chunk of a partial kernel's launch (unless its knobs say
+/// otherwise). Fixed, so that the order in which partial results are
+/// combined never depends on the thread count.
 inline constexpr std::int64_t kPartialChunk = 64 * 1024;
 
 /// The accumulator of a partial kernel's reduction output: the value (in

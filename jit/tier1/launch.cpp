@@ -9,7 +9,8 @@
 namespace kiln::jit {
 namespace {
 
-// Below this many elements a kernel runs on the calling thread.
+// Below this many elements a kernel runs on the calling thread (unless its
+// knobs give another grain).
 constexpr std::int64_t kGrain = 32768;
 
 // Slots and pointer arrays of a launch live on the stack up to these
@@ -20,7 +21,8 @@ constexpr std::size_t kInlinePointers = 64;
 
 void launch_partial(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars) {
   const std::int64_t n = spec.numel();
-  const std::int64_t chunks = std::max<std::int64_t>(1, (n + kPartialChunk - 1) / kPartialChunk);
+  const std::int64_t chunk = spec.knobs.partial_chunk > 0 ? spec.knobs.partial_chunk : kPartialChunk;
+  const std::int64_t chunks = std::max<std::int64_t>(1, (n + chunk - 1) / chunk);
   const std::size_t operands = spec.inputs.size() + spec.outputs.size();
   std::size_t inline_reduced[kInlinePointers];  // the outputs that receive partial slots
   std::vector<std::size_t> many_reduced(spec.outputs.size() > kInlinePointers ? spec.outputs.size() : 0);
@@ -39,7 +41,7 @@ void launch_partial(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, co
     std::copy(ptrs, ptrs + operands, local);
     for (std::int64_t c = first; c < last; ++c) {
       for (std::size_t j = 0; j < per_chunk; ++j) local[spec.inputs.size() + reduced[j]] = &slots[c * per_chunk + j];
-      fn(c * kPartialChunk, std::min(n, (c + 1) * kPartialChunk), local, scalars);
+      fn(c * chunk, std::min(n, (c + 1) * chunk), local, scalars);
     }
   };
   if (chunks == 1) run_chunks(0, 1);
@@ -56,9 +58,10 @@ void launch_partial(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, co
 void launch(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars) {
   if (spec.is_partial()) return launch_partial(spec, fn, ptrs, scalars);
   const std::int64_t range = spec.range();
-  // A row kernel's ranges are rows: as many as make kGrain elements.
+  // A row kernel's ranges are rows: as many as make the grain's elements.
   const std::int64_t per_item = range > 0 ? std::max<std::int64_t>(1, spec.numel() / range) : 1;
-  const std::int64_t grain = std::max<std::int64_t>(1, kGrain / per_item);
+  const std::int64_t elements = spec.knobs.grain > 0 ? spec.knobs.grain : kGrain;
+  const std::int64_t grain = std::max<std::int64_t>(1, elements / per_item);
   kernels::parallel_ranges(range, grain, [&](std::int64_t b, std::int64_t e) { fn(b, e, ptrs, scalars); });
 }
 

@@ -1,6 +1,7 @@
 // Running a compiled kernel over its whole range on the kernel threads,
-// as its form asks (KernelSpec): elements or rows split into ranges, or a
-// partial kernel's fixed chunks whose partial results are then combined.
+// as its form and launch knobs ask (KernelSpec, KernelKnobs): elements or
+// rows split into ranges of a grain, or a partial kernel's fixed chunks
+// whose partial results are then combined.
 #pragma once
 
 #include <cstdint>

@@ -16,6 +16,7 @@
 #include "jit/tier1/launch.h"
 #include "jit/tier1/matmul_epilogue.h"
 #include "jit/tier1/plan_text.h"
+#include "jit/tuning/kernel_tuning.h"
 #include "memory/residency.h"
 #include "profiler/cut_sites.h"
 #include "profiler/enabled.h"
@@ -186,6 +187,15 @@ void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements) {
   if (runs >= kUpgradeRuns && k.opt_level.load() == 1 && !k.upgrade_queued.exchange(true)) request_compile(k.shared_from_this(), 3);
 }
 
+// The fused groups of a segment, each kernel with the knobs the tuning
+// database holds for its family and shape (jit/tuning/kernel_tuning.h).
+std::vector<FusedGroup> tuned_partition(const trace::Segment& segment, const std::vector<bool>& needed) {
+  std::vector<FusedGroup> groups = partition(segment, needed);
+  for (FusedGroup& g : groups)
+    if (!g.matmul) tuning::apply_tuned_knobs(g.spec);
+  return groups;
+}
+
 // The key's plan, made on its first run. Equal keys mean equal segments; a
 // plan that does not fit (a hash collision) is not used.
 const SegmentPlan* plan_of(SegmentJit& s, const trace::Segment& segment, SegmentPlan& scratch) {
@@ -241,15 +251,15 @@ std::shared_ptr<SegmentJit> jit_for(const trace::Segment& segment, const Segment
   std::int64_t runs = s.runs.fetch_add(1) + 1;
   if (!s.planned.load(std::memory_order_acquire)) {
     if (is_hot(runs, s.t0_ns.load())) {
-      plan(s, segment, needed, partition(segment, needed), false);
-    } else if (std::vector<FusedGroup> groups; created && warm_start(groups = partition(segment, needed))) {
+      plan(s, segment, needed, tuned_partition(segment, needed), false);
+    } else if (std::vector<FusedGroup> groups; created && warm_start(groups = tuned_partition(segment, needed))) {
       plan(s, segment, needed, std::move(groups), false);
     } else {
       // Not hot alone: maybe as one size of a family whose sizes vary.
       ShapeFamily& f = family_for(s, segment);
       std::int64_t family_runs = f.runs.fetch_add(1) + 1;
       if (f.note(segment.key) && is_hot(family_runs, f.t0_ns.load()))
-        plan(s, segment, needed, partition(segment, needed), true);
+        plan(s, segment, needed, tuned_partition(segment, needed), true);
     }
   }
   // Equal keys mean equal segments; a plan that does not fit (a hash

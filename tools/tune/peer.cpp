@@ -35,6 +35,7 @@ const OpenBlas& openblas() {
 }  // namespace
 
 std::optional<double> openblas_ms(const kiln::tune::Target& target, int threads) {
+  if (target.shape.size() != 3) return std::nullopt;  // not a GEMM: OpenBLAS has no peer
   const OpenBlas& lib = openblas();
   if (!lib.sgemm) return std::nullopt;
   if (lib.set_threads) lib.set_threads(threads);

@@ -10,7 +10,7 @@
 namespace kiln::tools {
 
 /// Median time in ms of OpenBLAS's sgemm for `target` on `threads` threads,
-/// or nothing when libopenblas.so.0 is not installed.
+/// or nothing when libopenblas.so.0 is not installed or the target is not a GEMM.
 std::optional<double> openblas_ms(const kiln::tune::Target& target, int threads);
 
 }  // namespace kiln::tools

@@ -32,6 +32,9 @@ const char* kUsage =
     "  kernels: matmul MxKxN   C[MxN] = A[MxK] B[KxN] (torch::mm)\n"
     "           linear BxIxO   a linear layer: B rows of I inputs, O outputs (x w^T)\n"
     "           matmul_tn MxKxN  C = A^T B with A stored KxM (a linear layer's weight gradient)\n"
+    "           sum N          x.sum() over N floats (a JIT-compiled reduction)\n"
+    "           softmax RxC    x.softmax(1) over R rows of C floats (a JIT-compiled row kernel)\n"
+    "           exp N          x.exp() over N floats (a JIT-compiled elementwise kernel)\n"
     "  --from STATS.json the hot kernels a recorded run used (its KILN_STATS snapshot), with the threads\n"
     "                    it ran on; kernels the database has already are skipped\n"
     "  --top N           with --from: at most N kernels, most time first (default 8); kernels under 1%\n"
@@ -75,16 +78,18 @@ void print_table(const std::vector<Row>& rows) {
   using kiln::tools::cell;
   using kiln::tools::millis;
   std::cout << cell("KERNEL", 26) << " " << cell("DEFAULT", 10, true) << " " << cell("TUNED", 10, true) << " "
-            << cell("SPEED-UP", 8, true) << " " << cell("GFLOP/S", 8, true) << " " << cell("OPENBLAS", 10, true)
+            << cell("SPEED-UP", 8, true) << " " << cell("GFLOP/S", 8, true) << " " << cell("GB/S", 6, true) << " "
+            << cell("OPENBLAS", 10, true)
             << " " << cell("VS BLAS", 8, true) << " " << cell("TUNING", 8, true) << "  CONFIG\n";
   for (const Row& row : rows) {
     const kiln::tune::Result& r = row.result;
-    char gflops[32], tuning[32];
-    std::snprintf(gflops, sizeof gflops, "%.1f", r.gflops);
+    char gflops[32] = "-", gbps[32] = "-", tuning[32];
+    if (r.gflops > 0) std::snprintf(gflops, sizeof gflops, "%.1f", r.gflops);
+    if (r.gbytes_per_second > 0) std::snprintf(gbps, sizeof gbps, "%.1f", r.gbytes_per_second);
     std::snprintf(tuning, sizeof tuning, "%.1f s", r.tuning_seconds);
     std::cout << cell(r.target.text(), 26) << " " << cell(millis(r.default_ms), 10, true) << " "
               << cell(millis(r.tuned_ms), 10, true) << " " << cell(ratio(r.default_ms / r.tuned_ms), 8, true) << " "
-              << cell(gflops, 8, true) << " " << cell(row.peer_ms ? millis(*row.peer_ms) : "-", 10, true) << " "
+              << cell(gflops, 8, true) << " " << cell(gbps, 6, true) << " " << cell(row.peer_ms ? millis(*row.peer_ms) : "-", 10, true) << " "
               << cell(row.peer_ms ? ratio(*row.peer_ms / r.tuned_ms) : "-", 8, true) << " " << cell(tuning, 8, true)
               << "  " << r.config << (r.complete ? "" : " (budget reached)")
               << (r.stored ? "" : " (not stored: no database)") << "\n";
@@ -100,7 +105,8 @@ void print_json(const std::vector<Row>& rows) {
     std::cout << (i ? ",\n " : "\n ") << "{\"target\": " << quoted(r.target.text()) << ", \"key\": " << quoted(r.key)
               << ", \"config\": " << quoted(r.config) << ", \"default_config\": " << quoted(r.default_config)
               << ", \"default_ms\": " << r.default_ms << ", \"tuned_ms\": " << r.tuned_ms
-              << ", \"gflops\": " << r.gflops << ", \"evaluated\": " << r.evaluated
+              << ", \"gflops\": " << r.gflops << ", \"gbytes_per_second\": " << r.gbytes_per_second
+              << ", \"evaluated\": " << r.evaluated
               << ", \"tuning_seconds\": " << r.tuning_seconds << ", \"complete\": " << (r.complete ? "true" : "false")
               << ", \"stored\": " << (r.stored ? "true" : "false") << ", \"openblas_ms\": ";
     if (rows[i].peer_ms) std::cout << *rows[i].peer_ms;
