@@ -94,7 +94,10 @@ void print_table(const std::vector<Row>& rows) {
               << "  " << r.config << (r.complete ? "" : " (budget reached)")
               << (r.stored ? "" : " (not stored: no database)") << "\n";
   }
-  if (!rows.empty() && !rows.front().peer_ms)
+  // Only GEMM rows have a peer (they have a GFLOP/s), so only they tell whether OpenBLAS is there.
+  const bool gemm_rows = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.result.gflops > 0; });
+  const bool peer_rows = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.peer_ms.has_value(); });
+  if (gemm_rows && !peer_rows)
     std::cout << "(OPENBLAS: libopenblas.so.0 is not installed; VS BLAS > 1: kiln is faster)\n";
 }
 
