@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <mutex>
 #include <random>
 #include <unordered_map>
@@ -16,6 +15,7 @@
 #include "jit/kernels/gemm_tile.h"
 #include "jit/threads.h"
 #include "jit/tier1/kernel_cache.h"
+#include "jit/tuning/settle.h"
 #include "jit/tuning/tuning_store.h"
 #include "profiler/events.h"
 #include "profiler/enabled.h"
@@ -121,33 +121,7 @@ GemmTuneResult tune(const GemmShape& shape, autotune::SearchOptions options) {
   result.best_point = within(space, to_config(result.best));
   if (options.cancel && options.cancel->load()) return result;  // the user wants out: no more timing, no store
 
-  // The winner against the heuristic, alternately, so both see the same machine.
-  std::vector<double> best_times, heuristic_times;
-  for (int round = 0; round < 3; ++round) {
-    heuristic_times.push_back(autotune::measure([&] { run(result.heuristic); }, {1, 3, 1.0}).median_seconds);
-    best_times.push_back(autotune::measure([&] { run(result.best); }, {1, 3, 1.0}).median_seconds);
-  }
-  std::sort(best_times.begin(), best_times.end());
-  std::sort(heuristic_times.begin(), heuristic_times.end());
-  result.best_seconds = best_times[1];
-  result.heuristic_seconds = heuristic_times[1];
-  if (result.best_seconds >= result.heuristic_seconds) {
-    result.best = result.heuristic;
-    result.best_point = result.heuristic_point;
-    result.best_seconds = result.heuristic_seconds;
-  }
-  if (std::shared_ptr<autotune::TuningDb> db = tuning_db()) {
-    autotune::TuningEntry entry;
-    entry.config = result.best_point;
-    entry.seconds = result.best_seconds;
-    entry.default_seconds = result.heuristic_seconds;
-    entry.tuning_seconds = result.search.elapsed_seconds;
-    entry.evaluated = result.search.evaluated;
-    entry.tuned_at = static_cast<std::int64_t>(std::time(nullptr));
-    db->store(result.key, entry);
-    bump_tuning_generation();
-    result.stored = true;
-  }
+  settle(result, result.heuristic, run);
   return result;
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <random>
 #include <tuple>
@@ -18,6 +17,7 @@
 #include "jit/orc/session.h"
 #include "jit/threads.h"
 #include "jit/tier1/launch.h"
+#include "jit/tuning/settle.h"
 #include "jit/tuning/tuning_store.h"
 
 namespace kiln::jit::tuning {
@@ -223,32 +223,7 @@ KernelTuneResult tune_kernel(const KernelSpec& untuned, autotune::SearchOptions 
   result.best = knobs_from_config(result.best_point);
   if (options.cancel && options.cancel->load()) return result;  // the user wants out: no more timing, no store
 
-  // The winner against the heuristic, alternately, so both see the same machine.
-  const CompiledFn best_fn = candidates.code(result.best), heuristic_fn = candidates.code(heuristic);
-  std::vector<double> best_times, heuristic_times;
-  for (int round = 0; round < 3; ++round) {
-    heuristic_times.push_back(autotune::measure([&] { run(heuristic, heuristic_fn); }, {1, 3, 1.0}).median_seconds);
-    best_times.push_back(autotune::measure([&] { run(result.best, best_fn); }, {1, 3, 1.0}).median_seconds);
-  }
-  std::sort(best_times.begin(), best_times.end());
-  std::sort(heuristic_times.begin(), heuristic_times.end());
-  result.best_seconds = best_times[1];
-  result.heuristic_seconds = heuristic_times[1];
-  if (result.best_seconds >= result.heuristic_seconds) {
-    result.best = heuristic;
-    result.best_point = result.heuristic_point;
-    result.best_seconds = result.heuristic_seconds;
-  }
-  if (std::shared_ptr<autotune::TuningDb> db = tuning_db()) {
-    db->store(result.key, {.config = result.best_point,
-                           .seconds = result.best_seconds,
-                           .default_seconds = result.heuristic_seconds,
-                           .tuning_seconds = result.search.elapsed_seconds,
-                           .evaluated = result.search.evaluated,
-                           .tuned_at = static_cast<std::int64_t>(std::time(nullptr))});
-    bump_tuning_generation();
-    result.stored = true;
-  }
+  settle(result, heuristic, [&](const KernelKnobs& knobs) { run(knobs, candidates.code(knobs)); });
   return result;
 }
 
