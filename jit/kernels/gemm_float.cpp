@@ -165,8 +165,14 @@ constexpr std::int64_t kClaimPanels = 8;
 
 class PackClaims {
  public:
+  // Up to kInlineUnits on the stack: no allocation for most products.
   explicit PackClaims(std::int64_t units)
-      : units_(units), state_(std::make_unique<std::atomic<std::uint8_t>[]>(static_cast<std::size_t>(units))) {}
+      : units_(units),
+        heap_(units > kInlineUnits ? std::make_unique<std::atomic<std::uint8_t>[]>(static_cast<std::size_t>(units))
+                                   : nullptr),
+        state_(heap_ ? heap_.get() : inline_) {}
+  PackClaims(const PackClaims&) = delete;
+  PackClaims& operator=(const PackClaims&) = delete;
 
   /// Outside any parallel region: every unit unpacked again.
   void reset() {
@@ -191,8 +197,11 @@ class PackClaims {
 
  private:
   static constexpr std::uint8_t kUnpacked = 0, kPacking = 1, kPacked = 2;
+  static constexpr std::int64_t kInlineUnits = 64;
   std::int64_t units_;
-  std::unique_ptr<std::atomic<std::uint8_t>[]> state_;
+  std::atomic<std::uint8_t> inline_[kInlineUnits] = {};
+  std::unique_ptr<std::atomic<std::uint8_t>[]> heap_;
+  std::atomic<std::uint8_t>* state_;
 };
 
 std::int64_t claim_units(std::int64_t panels) { return (panels + kClaimPanels - 1) / kClaimPanels; }
