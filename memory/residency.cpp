@@ -80,6 +80,22 @@ struct Registry {
     }
     return best ? best : best_long;
   }
+
+  // When nothing is evictable: the largest last resort that can go now,
+  // gone; the bytes freed (0: none could).
+  std::size_t evict_last_resort() {
+    std::vector<Resident*> last;
+    for (Resident* r : residents)
+      if (r->is_last_resort()) last.push_back(r);
+    std::sort(last.begin(), last.end(),
+              [](const Resident* a, const Resident* b) { return a->resident_bytes() > b->resident_bytes(); });
+    for (Resident* r : last)
+      if (const std::size_t freed = r->evict_last_resort()) {
+        remove_resident(*r);
+        return freed;
+      }
+    return 0;
+  }
 };
 
 Registry& registry() {
@@ -168,8 +184,10 @@ bool make_room(std::size_t bytes) {
     std::lock_guard lock(reg.mu);
     while (freed < bytes) {
       Resident* victim = reg.pick();
-      if (!victim) break;
-      if (const std::size_t held = evict_now(*victim)) {
+      std::size_t held = 0;
+      if (victim) held = evict_now(*victim);
+      else if (!(held = reg.evict_last_resort())) break;
+      if (held) {
         freed += held;
         evicted.push_back(held);
       }

@@ -68,6 +68,13 @@ class Resident {
   virtual bool evict() = 0;
   /// One line for the OOM report: dtype, shape, producer, call site.
   virtual std::string describe() const = 0;
+  /// Memory that can go only at a price, when nothing is evictable: no
+  /// recomputation brings it back, and values made from it can no longer
+  /// be evicted (a copy kept for recipes). Returns the bytes freed (its
+  /// own and any it takes with it), 0 when it cannot go; the caller
+  /// unregisters it.
+  virtual bool is_last_resort() const { return false; }
+  virtual std::size_t evict_last_resort() { return 0; }
 
   std::size_t registry_slot = kUnregistered;
 

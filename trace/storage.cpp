@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <unordered_set>
 #include <vector>
 
 #include <kiln/error.h>
@@ -55,6 +56,31 @@ ChainCost chain_cost(const Recipe& recipe) {
   return chain;
 }
 
+// Recipes dropped under the lock are destroyed after it is released: a
+// recipe may hold the last reference to a storage, whose destructor takes
+// the lock. Eviction (under make_room's lock) leaves them here.
+std::vector<RecipePtr>& graveyard() {
+  static auto* dropped = new std::vector<RecipePtr>;
+  return *dropped;
+}
+std::atomic<bool> g_graveyard_used{false};
+
+// Under the lock.
+void bury(std::vector<RecipePtr>& dropped) {
+  if (dropped.empty()) return;
+  for (RecipePtr& r : dropped) graveyard().push_back(std::move(r));
+  g_graveyard_used.store(true, std::memory_order_relaxed);
+}
+
+// Without the lock.
+void empty_graveyard() {
+  if (!g_graveyard_used.load(std::memory_order_relaxed)) return;
+  std::vector<RecipePtr> dropped;  // destroyed after the lock is released
+  std::lock_guard lock(memory::residency_mutex());
+  dropped.swap(graveyard());
+  g_graveyard_used.store(false, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 void set_rematerializer(Rematerializer fn) { g_rematerializer.store(fn); }
@@ -83,6 +109,7 @@ void Storage::allocate() {
   KILN_CHECK(state_.load() != kEvicted, "an evicted storage written without a pin");
   block_ = memory::allocate(nbytes_);
   data_ = block_.ptr;
+  empty_graveyard();  // what making room for it may have dropped
   if (memory::residency_enabled()) {
     std::lock_guard lock(memory::residency_mutex());
     tracked_.store(true, std::memory_order_relaxed);
@@ -162,16 +189,93 @@ bool Storage::reads(const Storage* input) const {
   return false;
 }
 
+// Under the lock. Walks the values made from this storage's bytes. One that
+// only recipes hold (released by its segment, or its last handle gone
+// since) would be lost, freed if resident, and then so would the values
+// made from it in turn; a resident value a handle holds would keep its
+// bytes without a recipe. False when an evicted value a handle may still
+// read (or one being recomputed) is made from it.
+bool Storage::plan_forgetting(Forgetting& plan) const {
+  struct Reader {
+    Storage* storage;
+    long owners;  // shared_ptrs to it: handles, segments, recipes
+  };
+  std::vector<Reader> stack;
+  std::unordered_set<const Storage*> seen;
+  auto push_readers = [&](const Storage& of) {
+    for (const Dependent& d : of.dependents_)
+      if (!d.weak.expired() && d.raw->reads(&of)) stack.push_back({d.raw, d.weak.use_count()});
+  };
+  push_readers(*this);
+  while (!stack.empty()) {
+    const Reader r = stack.back();
+    Storage* s = r.storage;
+    stack.pop_back();
+    if (!seen.insert(s).second) continue;
+    const std::uint8_t state = s->state_.load();
+    // Recipes take their shared_ptrs under the lock, so no new owner can
+    // appear from them meanwhile.
+    const bool only_recipes =
+        s->dead_.load(std::memory_order_relaxed) || r.owners == s->held_by_recipes_.load(std::memory_order_relaxed);
+    // Nothing can pin a value only recipes hold but a recomputation reading
+    // it, and that one is walked here too (as kRecomputing: no plan).
+    if (only_recipes && (state == kEvicted || (state == kResident && s->pins_.load() == 0))) {
+      plan.lose.push_back(s);
+      push_readers(*s);
+    } else if (state == kResident) {
+      plan.strip.push_back(s);
+      // One behind a long chain of evicted producers goes only when
+      // nothing else can anyway.
+      if (chain_cost(*s->recipe_).evicted <= memory::kLongChain) plan.unevictable += s->block_.bytes;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Under the lock: carries out a plan_forgetting; the bytes it freed.
+std::size_t Storage::forget(const Forgetting& plan, std::vector<RecipePtr>& dropped) {
+  constexpr const char* why = "made from a tensor since overwritten";
+  std::size_t freed = 0;
+  for (Storage* s : plan.strip) dropped.push_back(s->swap_recipe(nullptr, why));
+  for (Storage* s : plan.lose) {
+    dropped.push_back(s->swap_recipe(nullptr, why));
+    if (s->block_.ptr) {
+      freed += s->block_.bytes;
+      memory::remove_resident(*s);
+      memory::release(s->block_);
+      s->block_ = {};
+      s->data_ = nullptr;
+    }
+    s->released_.store(true, std::memory_order_relaxed);
+    s->state_.store(kLost);
+  }
+  return freed;
+}
+
 void Storage::before_overwrite() {
   // What recipes read of this storage must not change under them: they are
   // redirected to a copy of what it holds now, which they then hold. A copy
   // of the (usually small) storage written, not a recomputation of its
   // readers: an optimizer step writes every parameter in place while the
   // activations and gradients made from the old values may be evicted.
-  bool read = false;
+  // Where those recipes can go instead, making fewer evictable bytes
+  // unevictable than the copy would add, they go (plan_forgetting). The
+  // copy can go later too, as a last resort (evict_last_resort). That is
+  // the optimizer step's case: the parameter's old value was read by
+  // activations evicted since, which the gradients' recipes hold, each
+  // behind a chain of the whole backward pass.
+  std::vector<RecipePtr> dropped;  // destroyed after the lock is released
   {
     std::lock_guard lock(memory::residency_mutex());
+    bool read = false;
     for (const Dependent& d : dependents_) read |= !d.weak.expired() && d.raw->reads(this);
+    Forgetting plan;
+    if (read && plan_forgetting(plan) && plan.unevictable <= nbytes_) {
+      forget(plan, dropped);
+      read = false;
+    }
     if (!read) {
       dependents_.clear();
       has_dependents_.store(false, std::memory_order_relaxed);
@@ -185,6 +289,7 @@ void Storage::before_overwrite() {
     std::memcpy(before->data(), data(), nbytes_);
   }
   std::lock_guard lock(memory::residency_mutex());
+  before->snapshot_ = true;
   for (const Dependent& d : dependents_) {
     if (d.weak.expired() || !d.raw->reads(this)) continue;
     for (Recipe::Input& in : d.raw->recipe_->inputs) {
@@ -308,6 +413,7 @@ const char* Storage::why_not_evictable() const {
   if (borrowed_) return "memory lent by from_blob";
   if (pinned_forever_.load()) return "its data_ptr() was handed out";
   if (pins_.load() != 0) return "in use (a kernel or a read)";
+  if (snapshot_) return "a copy of a tensor since overwritten, kept for the recipes that read it";
   const char* problem = recipe_problem();
   // Dead (no handle, released by its segment), and no evicted value is to
   // be made from it: it can go for good, recipe or not.
@@ -356,6 +462,31 @@ bool Storage::evict() {
   data_ = nullptr;
   state_.store(kEvicted);
   return true;
+}
+
+bool Storage::is_last_resort() const { return snapshot_ && block_.ptr && pins_.load() == 0; }
+
+// A copy made by before_overwrite goes with the recipes that read it
+// (plan_forgetting), when nothing else can: nothing will need its bytes
+// again, but resident values made from it can no longer be evicted.
+std::size_t Storage::evict_last_resort() {
+  state_.store(kEvicting);  // seq_cst: then read pins_, as a pin does the reverse
+  Forgetting plan;
+  if (pins_.load() != 0 || !plan_forgetting(plan)) {
+    state_.store(kResident);
+    return 0;
+  }
+  std::vector<RecipePtr> dropped;
+  std::size_t freed = forget(plan, dropped) + block_.bytes;
+  bury(dropped);
+  dependents_.clear();
+  has_dependents_.store(false, std::memory_order_relaxed);
+  memory::release(block_);
+  block_ = {};
+  data_ = nullptr;
+  released_.store(true, std::memory_order_relaxed);
+  state_.store(kLost);
+  return freed;
 }
 
 RecipePtr Storage::swap_recipe(RecipePtr recipe, const char* why) {

@@ -82,7 +82,8 @@ class Storage final : public memory::Resident {
   /// Whether recipes of other values read this storage.
   bool has_dependents() const { return has_dependents_.load(std::memory_order_acquire); }
   /// Called before this storage is written in place: the recipes that read
-  /// it read a copy of what it holds now instead (held by them).
+  /// it read a copy of what it holds now instead (held by them), unless
+  /// they can simply go (see plan_forgetting).
   void before_overwrite();
   /// Under memory::residency_mutex(): `reader`'s recipe reads this storage.
   void add_dependent(const std::shared_ptr<Storage>& reader);
@@ -95,6 +96,8 @@ class Storage final : public memory::Resident {
   memory::Candidate candidate(std::uint64_t now) const override;
   bool evict() override;
   std::string describe() const override;
+  bool is_last_resort() const override;
+  std::size_t evict_last_resort() override;
 
   /// Under memory::residency_mutex(): installs `recipe` (null: drops the
   /// one it had, with `why` it has none) and returns the old one, to be
@@ -155,6 +158,15 @@ class Storage final : public memory::Resident {
   bool hold_leaves();
   bool reads(const Storage* input) const;
   bool has_evicted_reader() const;
+  // What dropping the recipes made from this storage's bytes would do:
+  // `lose` values nothing but recipes wants, `strip` resident values that
+  // keep their bytes but could no longer be evicted.
+  struct Forgetting {
+    std::vector<Storage*> lose, strip;
+    std::size_t unevictable = 0;  // the bytes of `strip` that could be evicted now
+  };
+  bool plan_forgetting(Forgetting& plan) const;
+  static std::size_t forget(const Forgetting& plan, std::vector<RecipePtr>& dropped);
   const char* recipe_problem() const;
 
   std::size_t nbytes_;
@@ -177,6 +189,7 @@ class Storage final : public memory::Resident {
   std::atomic<std::uint64_t> last_use_{0};  // memory::use_tick() of its last use
   std::atomic<bool> pinned_forever_{false};
   const char* no_recipe_ = nullptr;  // why it has none; null: a leaf
+  bool snapshot_ = false;  // a copy of a storage's bytes before a write, read only by recipes (before_overwrite)
   RecipePtr recipe_;
   std::thread::id recomputer_;
   std::vector<Dependent> dependents_;

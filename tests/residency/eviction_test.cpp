@@ -115,6 +115,28 @@ TEST_F(Eviction, AValueWhoseDataPtrWasHandedOutIsNeverEvicted) {
   EXPECT_GT(kiln::stats().evictions, 0u);
 }
 
+// A tensor written in place while a value made from it may be recomputed:
+// the recipes read a copy of what it held. Here the value a handle holds is
+// larger than that copy, so the copy is made; and when nothing else can go,
+// the copy goes, with the recipes that read it (the value stays as it is).
+TEST_F(Eviction, ACopyKeptForRecipesGoesWhenNothingElseCan) {
+  Tensor w = kiln::ones({1024});
+  budget_above_live(8 * kMiB);
+  const Tensor z = (w + 1).unsqueeze(0).expand({256, 1024}) * 2;  // w + 1 is released after its use
+  kiln::sync();
+  w.add_(1);
+  kiln::sync();
+  const float* p = z.data_ptr<float>();  // z can no longer be evicted
+  budget_above_live(0);
+  const std::uint64_t ooms_avoided = kiln::stats().ooms_avoided;
+  const Tensor more = kiln::full({1024}, 3.0);  // room only for a block the copy's size
+  kiln::sync();
+  EXPECT_EQ(kiln::stats().ooms_avoided, ooms_avoided + 1);
+  EXPECT_EQ(more.to_vector<float>(), std::vector<float>(1024, 3.0f));
+  EXPECT_EQ(w.to_vector<float>(), std::vector<float>(1024, 2.0f));
+  EXPECT_EQ(std::vector<float>(p, p + z.numel()), std::vector<float>(256 * 1024, 4.0f));
+}
+
 TEST_F(Eviction, BelowWhatTheProgramNeedsItThrowsAReportNamingTheValues) {
   kiln::manual_seed(9);
   // x (1 MiB) fits; its product needs 1 MiB more and 1.25 MiB of workspace
