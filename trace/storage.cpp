@@ -163,6 +163,14 @@ void Storage::pin_forever() {
   if (has_dependents()) before_overwrite();
 }
 
+void Storage::keep_as_state() {
+  if (state_value_.exchange(true)) return;
+  RecipePtr recipe;  // destroyed after the lock is released
+  const Pin pin(*this);  // an evicted one comes back first
+  std::lock_guard lock(memory::residency_mutex());
+  if (recipe_) recipe = swap_recipe(nullptr, "optimizer state");
+}
+
 void Storage::add_dependent(const std::shared_ptr<Storage>& reader) {
   if (dependents_.size() >= prune_dependents_at_) {
     std::erase_if(dependents_, [](const Dependent& d) { return d.weak.expired(); });
@@ -413,6 +421,7 @@ const char* Storage::why_not_evictable() const {
   if (borrowed_) return "memory lent by from_blob";
   if (pinned_forever_.load()) return "its data_ptr() was handed out";
   if (pins_.load() != 0) return "in use (a kernel or a read)";
+  if (state_value_.load(std::memory_order_relaxed)) return "optimizer state";
   if (snapshot_) return "a copy of a tensor since overwritten, kept for the recipes that read it";
   const char* problem = recipe_problem();
   // Dead (no handle, released by its segment), and no evicted value is to

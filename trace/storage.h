@@ -79,6 +79,11 @@ class Storage final : public memory::Resident {
   void pin_forever();
   bool is_pinned_forever() const { return pinned_forever_.load(); }
 
+  /// Never evicted from now on, and so it keeps no recipe: optimizer
+  /// state (frontend/optim/state_tensor.h).
+  void keep_as_state();
+  bool is_state() const { return state_value_.load(std::memory_order_relaxed); }
+
   /// Whether recipes of other values read this storage.
   bool has_dependents() const { return has_dependents_.load(std::memory_order_acquire); }
   /// Called before this storage is written in place: the recipes that read
@@ -188,6 +193,7 @@ class Storage final : public memory::Resident {
   std::atomic<bool> dead_{false};  // released after its last use: only recipes may want it  // ever registered: release and destruction take the lock
   std::atomic<std::uint64_t> last_use_{0};  // memory::use_tick() of its last use
   std::atomic<bool> pinned_forever_{false};
+  std::atomic<bool> state_value_{false};
   const char* no_recipe_ = nullptr;  // why it has none; null: a leaf
   bool snapshot_ = false;  // a copy of a storage's bytes before a write, read only by recipes (before_overwrite)
   RecipePtr recipe_;

@@ -5,6 +5,8 @@
 #include <kiln/frontend/creation.h>
 #include <kiln/serialize/archive.h>
 
+#include "frontend/optim/state_tensor.h"
+
 namespace kiln::optim {
 
 namespace {
@@ -24,7 +26,7 @@ const AdagradOptions& checked(const AdagradOptions& o) {
 // LibTorch's initial state: step 0, the sum filled with initial_accumulator_value.
 std::unique_ptr<AdagradParamState> initial_state(const Tensor& p, const AdagradOptions& o) {
   auto state = std::make_unique<AdagradParamState>();
-  state->sum(full_like(p, o.initial_accumulator_value()));
+  state->sum(optimizer_state(full_like(p, o.initial_accumulator_value())));
   return state;
 }
 

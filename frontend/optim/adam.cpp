@@ -8,6 +8,8 @@
 #include <kiln/frontend/functions.h>
 #include <kiln/serialize/archive.h>
 
+#include "frontend/optim/state_tensor.h"
+
 namespace kiln::optim {
 
 namespace {
@@ -29,9 +31,9 @@ template <class Options>
 void adam_update(Tensor& p, const Tensor& grad, AdamParamState& s, const Options& o) {
   auto [beta1, beta2] = o.betas();
   if (!s.exp_avg().defined()) {
-    s.exp_avg(zeros_like(p));
-    s.exp_avg_sq(zeros_like(p));
-    if (o.amsgrad()) s.max_exp_avg_sq(zeros_like(p));
+    s.exp_avg(optimizer_state(zeros_like(p)));
+    s.exp_avg_sq(optimizer_state(zeros_like(p)));
+    if (o.amsgrad()) s.max_exp_avg_sq(optimizer_state(zeros_like(p)));
   }
   s.step(s.step() + 1);
   const double bias_correction1 = 1 - std::pow(beta1, static_cast<double>(s.step()));

@@ -5,6 +5,8 @@
 #include <kiln/autograd.h>
 #include <kiln/error.h>
 
+#include "frontend/handle.h"
+#include "frontend/optim/state_tensor.h"
 #include "frontend/reset_grad.h"
 
 namespace kiln::optim {
@@ -47,6 +49,11 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
   }
   param_groups_.push_back(std::move(group));
   kiln::detail::invalidate_stateful_programs();  // a compiled step updates the groups it was traced with
+}
+
+Tensor optimizer_state(Tensor t) {
+  frontend::unwrap(t, "optimizer_state").storage->keep_as_state();
+  return t;
 }
 
 void Optimizer::zero_grad(bool set_to_none) {

@@ -5,6 +5,8 @@
 #include <kiln/frontend/creation.h>
 #include <kiln/serialize/archive.h>
 
+#include "frontend/optim/state_tensor.h"
+
 namespace kiln::optim {
 
 namespace {
@@ -23,9 +25,9 @@ const RMSpropOptions& checked(const RMSpropOptions& o) {
 // gradient average, the (centered) denominator, then momentum or the update.
 void rmsprop_update(Tensor& p, Tensor grad, RMSpropParamState& s, const RMSpropOptions& o) {
   // Buffers start at zero; one a group's changed options newly need is made then.
-  if (!s.square_avg().defined()) s.square_avg(zeros_like(p));
-  if (o.momentum() > 0 && !s.momentum_buffer().defined()) s.momentum_buffer(zeros_like(p));
-  if (o.centered() && !s.grad_avg().defined()) s.grad_avg(zeros_like(p));
+  if (!s.square_avg().defined()) s.square_avg(optimizer_state(zeros_like(p)));
+  if (o.momentum() > 0 && !s.momentum_buffer().defined()) s.momentum_buffer(optimizer_state(zeros_like(p)));
+  if (o.centered() && !s.grad_avg().defined()) s.grad_avg(optimizer_state(zeros_like(p)));
   s.step(s.step() + 1);
   if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
   const double alpha = o.alpha();

@@ -4,6 +4,8 @@
 #include <kiln/error.h>
 #include <kiln/serialize/archive.h>
 
+#include "frontend/optim/state_tensor.h"
+
 namespace kiln::optim {
 
 namespace {
@@ -64,7 +66,7 @@ Tensor SGD::step(LossClosure closure) {
         auto& state = state_of<SGDParamState>(p, [] { return std::make_unique<SGDParamState>(); });
         Tensor buf = state.momentum_buffer();
         if (!buf.defined()) {
-          buf = d_p.clone();
+          buf = optimizer_state(d_p.clone());
           state.momentum_buffer(buf);
         } else {
           buf.mul_(o.momentum()).add_(d_p, 1 - o.dampening());

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <kiln/torch.h>
@@ -129,6 +130,35 @@ TEST_P(TrainingUnderBudget, GivesTheUnconstrainedLossesAndWeightsBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Budgets, TrainingUnderBudget, ::testing::Values(1.0, 0.7, 0.5, 0.35));
+
+// Optimizer state (here SGD's momentum, first made by cloning a gradient)
+// is never evicted: below what a step needs, the report says it stays as
+// optimizer state.
+TEST(OptimizerStateUnderBudget, IsNeverEvicted) {
+  kiln::jit::set_enabled(false);
+  torch::manual_seed(3);
+  Net net = make(Model::kMlp);
+  const Tensor x = torch::randn({128, 784});
+  const Tensor labels = torch::randint(10, {128});
+  torch::optim::SGD optimizer(net.module->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  kiln::set_memory_budget(std::size_t{1} << 30);  // values made from here keep recipes
+  auto step = [&] {
+    optimizer.zero_grad();
+    torch::nn::functional::cross_entropy(net.forward(x), labels).backward();
+    optimizer.step();
+    kiln::sync();
+  };
+  step();
+  kiln::set_memory_budget(kiln::stats().live_bytes + 4096);
+  try {
+    step();
+    ADD_FAILURE() << "expected kiln::OutOfMemory";
+  } catch (const kiln::OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("optimizer state"), std::string::npos) << e.what();
+  }
+  kiln::set_memory_budget(0);
+  kiln::jit::set_enabled(true);
+}
 
 // The MLP at its own peak. Each parameter the optimizer writes was read by
 // activations evicted since, which the gradients' recipes hold: those
