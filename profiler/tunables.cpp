@@ -19,7 +19,8 @@ struct Row {
 };
 
 // One mutex for all rows: a tunable call is a GEMM of at least 2^18
-// multiply-adds (tens of microseconds), so the lock is never hot.
+// multiply-adds or a compiled kernel over 2^18 elements (tens of
+// microseconds), so the lock is never hot.
 struct Table {
   std::mutex mu;
   std::unordered_map<std::string, Row> rows;

@@ -1,4 +1,5 @@
-// Runs of tunable kernels (GEMM products), by tuning key: how often and how
+// Runs of tunable kernels (GEMM products, compiled sums, row and elementwise
+// kernels), by tuning key: how often and how
 // long each ran and where its config came from. Read into
 // kiln::Stats::tunables: what `kiln tune --from STATS.json` tunes and what
 // `kiln stat` shows of tuning.

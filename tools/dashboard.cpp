@@ -43,7 +43,7 @@ struct Rates {
 
 std::string pad_label(const std::string& label) { return cell(label, 12); }
 
-// Tuning: background tunings running and done, the share of GEMM time run
+// Tuning: background tunings running and done, the share of tunable time run
 // with a tuned config, and the latest win.
 std::string tuning(const Json& s) {
   const Json j = s["jit"];
@@ -58,8 +58,8 @@ std::string tuning(const Json& s) {
     }
   }
   std::string line = pad_label("tuning") + "in flight " + text_or_dash(j["tunes_in_flight"]) + "  done " +
-                     short_count(num(j["tunes_done"])) + "  GEMMs " + std::to_string(kernels) + ", " +
-                     std::to_string(tuned_kernels) + " tuned (" + percent(tuned, total) + " of their time)";
+                     short_count(num(j["tunes_done"])) + "  kernels " + std::to_string(kernels) + ", " +
+                     std::to_string(tuned_kernels) + " tuned (" + percent(tuned, total) + " of time)";
   const auto& events = s["recent_events"].items();
   for (auto it = events.rbegin(); it != events.rend(); ++it)
     if ((*it)["kind"].string() == "tuned") return line + "  last " + (*it)["detail"].string();

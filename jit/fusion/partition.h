@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "jit/fusion/kernel_spec.h"
@@ -30,6 +31,14 @@ struct OperandRef {
 
 struct MatmulHead;  // jit/fusion/epilogue.h
 
+/// A kernel of the autotuner's fused-kernel family whose runs the profiler
+/// counts (profiler/tunables.h: what `kiln tune --from` tunes).
+struct TunableKernel {
+  std::string key;     // its tuning database key
+  std::string target;  // the `kiln tune` target tuning that key, or ""
+  const char* config;  // "heuristic" or "database": where its knobs came from
+};
+
 struct FusedGroup {
   std::vector<std::uint32_t> nodes;  // ascending indices into Segment::nodes
   KernelSpec spec;
@@ -42,6 +51,8 @@ struct FusedGroup {
   /// Set when a matmul (nodes.front()) computes what the spec reads as its
   /// product input: the spec is then its epilogue.
   std::shared_ptr<const MatmulHead> matmul;
+  /// Set (by the JIT, when it plans) for a tunable kernel worth reporting.
+  std::shared_ptr<const TunableKernel> tunable;
 };
 
 /// Groups of at least `min_nodes` fusible nodes; `needed[i]` says whether

@@ -10,12 +10,14 @@
 #include <kiln/settings.h>
 
 #include "jit/fusion/epilogue.h"
+#include "jit/threads.h"
 #include "jit/tier1/config.h"
 #include "jit/tier1/disk_cache.h"
 #include "jit/tier1/keyed_table.h"
 #include "jit/tier1/launch.h"
 #include "jit/tier1/matmul_epilogue.h"
 #include "jit/tier1/plan_text.h"
+#include "jit/tuning/kernel_targets.h"
 #include "jit/tuning/kernel_tuning.h"
 #include "memory/residency.h"
 #include "profiler/cut_sites.h"
@@ -23,6 +25,7 @@
 #include "profiler/events.h"
 #include "profiler/jit_counters.h"
 #include "profiler/thread_block.h"
+#include "profiler/tunables.h"
 
 namespace kiln::jit {
 namespace {
@@ -187,12 +190,24 @@ void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements) {
   if (runs >= kUpgradeRuns && k.opt_level.load() == 1 && !k.upgrade_queued.exchange(true)) request_compile(k.shared_from_this(), 3);
 }
 
+// Kernels of fewer elements are not counted as tunable runs: a run over
+// 2^18 floats takes tens of microseconds, so the count's clock reads and
+// lock cost it about 1% at most (as for GEMMs, kGemmParallelWork).
+constexpr std::int64_t kReportedKernelElements = std::int64_t{1} << 18;
+
 // The fused groups of a segment, each kernel with the knobs the tuning
-// database holds for its family and shape (jit/tuning/kernel_tuning.h).
+// database holds for its family and shape (jit/tuning/kernel_tuning.h), and
+// those large enough marked for the profiler's count of tunable runs.
 std::vector<FusedGroup> tuned_partition(const trace::Segment& segment, const std::vector<bool>& needed) {
   std::vector<FusedGroup> groups = partition(segment, needed);
-  for (FusedGroup& g : groups)
-    if (!g.matmul) tuning::apply_tuned_knobs(g.spec);
+  for (FusedGroup& g : groups) {
+    if (g.matmul) continue;
+    const bool tuned = tuning::apply_tuned_knobs(g.spec);
+    if (g.spec.numel() < kReportedKernelElements) continue;
+    if (std::string key = tuning::kernel_key(g.spec); !key.empty())
+      g.tunable = std::make_shared<const TunableKernel>(
+          TunableKernel{std::move(key), tuning::fused_kernel_target(g.spec), tuned ? "database" : "heuristic"});
+  }
   return groups;
 }
 
@@ -284,7 +299,8 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
     return false;
   }
   const bool timed = timed_run(kernel);
-  const auto start = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  const bool tunable = group.tunable && profiler::enabled();
+  const auto start = timed || tunable ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   const KernelSpec& spec = group.spec;
   void* ptrs[64];
   std::vector<void*> many;
@@ -352,11 +368,15 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
     return false;
   }
   profiler::count(profiler::JitEvent::GroupRunCompiled);
-  feedback(kernel,
-           timed && !group.matmul
-               ? std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()
-               : -1,
-           total);
+  const std::int64_t ns =
+      timed || tunable
+          ? std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()
+          : -1;
+  if (tunable)
+    profiler::note_tunable_run({.key = group.tunable->key, .target = group.tunable->target,
+                                .threads = static_cast<std::uint32_t>(num_threads()), .config = group.tunable->config,
+                                .nanoseconds = ns});
+  feedback(kernel, timed && !group.matmul ? ns : -1, total);
   return true;
 }
 

@@ -2,6 +2,8 @@
 
 #include <kiln/error.h>
 
+#include "jit/tuning/kernel_tuning.h"
+
 namespace kiln::jit::tuning {
 namespace {
 
@@ -61,6 +63,18 @@ KernelSpec fused_kernel_spec(std::string_view name, std::span<const std::int64_t
   const ArgRef e = add(spec, OpId::Exp, {add(spec, OpId::Sub, {kIn0, max})});
   spec.outputs.push_back({add(spec, OpId::Div, {e, add(spec, OpId::Sum, {e})}).index, spec.inputs[0]});
   return spec;
+}
+
+std::string fused_kernel_target(const KernelSpec& spec) {
+  const std::string key = kernel_key(spec);
+  if (key.empty() || spec.numel() == 0) return "";
+  const std::int64_t rows = spec.range();
+  const bool row_kernel = key.starts_with("row_reduce/");
+  const char* name = row_kernel ? "softmax" : key.starts_with("sum/") ? "sum" : "exp";
+  const std::vector<std::int64_t> shape =
+      row_kernel ? std::vector<std::int64_t>{rows, spec.numel() / rows} : std::vector<std::int64_t>{spec.numel()};
+  if (kernel_key(fused_kernel_spec(name, shape)) != key) return "";  // float64, or a row kernel of other loops
+  return row_kernel ? detail::cat(name, " ", shape[0], "x", shape[1]) : detail::cat(name, " ", shape[0]);
 }
 
 double bytes_moved(const KernelSpec& spec) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "jit/fusion/kernel_spec.h"
@@ -26,6 +27,12 @@ const FusedKernelName* fused_kernel_name(std::string_view name);
 
 /// The kernel of a target; `shape` has the name's number of extents, each >= 1.
 KernelSpec fused_kernel_spec(std::string_view name, std::span<const std::int64_t> shape);
+
+/// The target a program's kernel is tuned as: "sum N", "softmax RxC" or
+/// "exp N" when that target's kernel has the same database key (every
+/// elementwise kernel of a size shares the key of "exp" at that size), else
+/// "".
+std::string fused_kernel_target(const KernelSpec& spec);
 
 /// Bytes one run of the kernel reads and writes, each operand once (the
 /// outputs of reductions, a value per row, left out): for GB/s.

@@ -186,8 +186,10 @@ std::optional<KernelKnobs> tuned_knobs(const KernelSpec& spec) {
   return knobs_from_config(entry->config);
 }
 
-void apply_tuned_knobs(KernelSpec& spec) {
-  if (std::optional<KernelKnobs> knobs = tuned_knobs(spec)) spec.knobs = *knobs;
+bool apply_tuned_knobs(KernelSpec& spec) {
+  const std::optional<KernelKnobs> knobs = tuned_knobs(spec);
+  if (knobs) spec.knobs = *knobs;
+  return knobs.has_value();
 }
 
 KernelTuneResult tune_kernel(const KernelSpec& untuned, autotune::SearchOptions options) {

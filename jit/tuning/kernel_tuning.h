@@ -34,9 +34,9 @@ KernelKnobs knobs_from_config(const autotune::Config& config);
 /// 0 or the entry is outside the kernel's space (tuned for an older space).
 std::optional<KernelKnobs> tuned_knobs(const KernelSpec& spec);
 
-/// Sets `spec.knobs` to tuned_knobs(spec) if there are some. The JIT calls it
-/// once per fused group when it plans a segment (not per run).
-void apply_tuned_knobs(KernelSpec& spec);
+/// Sets `spec.knobs` to tuned_knobs(spec) if there are some (then true). The
+/// JIT calls it once per fused group when it plans a segment (not per run).
+bool apply_tuned_knobs(KernelSpec& spec);
 
 struct KernelTuneResult {
   std::string key;

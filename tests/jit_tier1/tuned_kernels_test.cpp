@@ -7,11 +7,13 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <kiln/kiln.h>
 
+#include "jit/threads.h"
 #include "jit/tuning/kernel_targets.h"
 #include "jit/tuning/kernel_tuning.h"
 #include "jit/tuning/tuning_store.h"
@@ -94,6 +96,52 @@ TEST_F(TunedKernels, AStoredEntrySetsTheKnobsAndResultsStayTheReference) {
     tiers::Tier1Scope scope;
     EXPECT_TRUE(reduction_cases::matches(c.op(x).to(kiln::kFloat64), c.want, 1e-5)) << c.name;
   }
+}
+
+// The row of `key` in the profiler's tunables, if any.
+std::optional<kiln::TunableStats> tunable(const std::string& key) {
+  for (const kiln::TunableStats& t : kiln::profiler::snapshot().tunables)
+    if (t.key == key) return t;
+  return std::nullopt;
+}
+
+// What `kiln tune --from` reads: a compiled kernel over 2^18 elements or
+// more is counted under its key with the kiln tune target tuning that key;
+// a smaller one is not, and one kiln tune has no kernel for has no target.
+TEST_F(TunedKernels, LargeKernelsAreCountedAsTunableRunsWithTheirTarget) {
+  const std::vector<Case> large = {
+      {"softmax", {512, 1024}, [](const Tensor& x) { return x.softmax(1); }, {}},
+      {"sum", {300000}, [](const Tensor& x) { return x.sum(); }, {}},
+      {"exp", {1 << 18}, [](const Tensor& x) { return (x * 2).exp(); }, {}}};  // any elementwise kernel is "exp"
+  const char* targets[] = {"softmax 512x1024", "sum 300000", "exp 262144"};
+  for (std::size_t i = 0; i < large.size(); ++i) {
+    const Case& c = large[i];
+    kiln::profiler::reset();
+    const kiln::jit::KernelSpec spec = run_fused(c, kref::make(input(c.shape), kiln::kFloat32));
+    const std::optional<kiln::TunableStats> row = tunable(tuning::kernel_key(spec));
+    ASSERT_TRUE(row) << c.name;
+    EXPECT_EQ(row->target, targets[i]);
+    EXPECT_GE(row->calls, 1u);
+    EXPECT_GT(row->total_ms, 0);
+    EXPECT_EQ(row->threads, static_cast<std::uint32_t>(kiln::jit::num_threads()));
+    EXPECT_STREQ(row->config, "heuristic");
+  }
+
+  // Knobs are read when a segment is planned: a shape not run before.
+  const Case softmax = {"softmax", {640, 1024}, large[0].op, {}};
+  store_entry(tuning::fused_kernel_spec(softmax.name, softmax.shape));
+  kiln::profiler::reset();
+  const kiln::jit::KernelSpec tuned = run_fused(softmax, kref::make(input(softmax.shape), kiln::kFloat32));
+  ASSERT_TRUE(tunable(tuning::kernel_key(tuned)));
+  EXPECT_STREQ(tunable(tuning::kernel_key(tuned))->config, "database");
+
+  kiln::profiler::reset();
+  run_fused(cases()[2], kref::make(input(cases()[2].shape), kiln::kFloat32));  // exp of 5000
+  EXPECT_TRUE(kiln::profiler::snapshot().tunables.empty());
+
+  const kiln::jit::KernelSpec f64 = run_fused(large[2], kref::make(input(large[2].shape), kiln::kFloat64));
+  ASSERT_TRUE(tunable(tuning::kernel_key(f64)));
+  EXPECT_EQ(tunable(tuning::kernel_key(f64))->target, "") << "kiln tune's kernels are float32";
 }
 
 TEST_F(TunedKernels, AutotuneOffKeepsTheHeuristic) {

@@ -36,7 +36,7 @@ RunKernels kernels_of_run(const std::string& path, std::size_t top, const std::v
   }
   const std::vector<Json>& rows = stats["tunables"].items();
   if (rows.empty()) {
-    out.error = path + ": the run made no product large enough to tune (GEMMs of 2^18 multiply-adds or more)" +
+    out.error = path + ": the run made no kernel large enough to tune (GEMMs of 2^18 multiply-adds, compiled kernels of 2^18 elements)" +
                 (stats["profiling"].boolean(true) ? "" : "; it ran with KILN_PROFILE=0, which records none");
     return out;
   }
@@ -48,7 +48,7 @@ RunKernels kernels_of_run(const std::string& path, std::size_t top, const std::v
     const double ms = row["total_ms"].number();
     const std::string name = target.empty() ? key : target;
     if (target.empty()) {
-      out.skipped.push_back(name + ": kiln tune has no kernel for this product");
+      out.skipped.push_back(name + ": kiln tune has no kernel for this one");
       continue;
     }
     if (std::find(tuned_keys.begin(), tuned_keys.end(), key) != tuned_keys.end()) {
@@ -56,7 +56,7 @@ RunKernels kernels_of_run(const std::string& path, std::size_t top, const std::v
       continue;
     }
     if (total > 0 && ms < kMinShare * total) {
-      out.skipped.push_back(name + ": " + percent(ms / total) + " of the run's GEMM time");
+      out.skipped.push_back(name + ": " + percent(ms / total) + " of the run's tunable time");
       continue;
     }
     if (out.chosen.size() >= top) {
@@ -75,7 +75,7 @@ RunKernels kernels_of_run(const std::string& path, std::size_t top, const std::v
     }
   }
   out.summary = std::to_string(out.chosen.size()) + " of " + std::to_string(rows.size()) + " kernels, " +
-                percent(total > 0 ? chosen_ms / total : 0) + " of the run's GEMM time";
+                percent(total > 0 ? chosen_ms / total : 0) + " of the run's tunable time";
   return out;
 }
 

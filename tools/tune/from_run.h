@@ -21,7 +21,7 @@ struct RunKernel {
 
 struct RunKernels {
   std::string error;               // the snapshot cannot be used (then nothing else is set)
-  std::string summary;             // "2 of 3 kernels, 97% of the run's GEMM time"
+  std::string summary;             // "2 of 3 kernels, 97% of the run's tunable time"
   std::vector<RunKernel> chosen;   // most time first
   std::vector<std::string> skipped;  // "linear 64x64x64: already in the database", ...
 };

@@ -38,7 +38,7 @@ const char* kUsage =
     "  --from STATS.json the hot kernels a recorded run used (its KILN_STATS snapshot), with the threads\n"
     "                    it ran on; kernels the database has already are skipped\n"
     "  --top N           with --from: at most N kernels, most time first (default 8); kernels under 1%\n"
-    "                    of the run's GEMM time are left out\n"
+    "                    of the run's tunable time are left out\n"
     "  --budget SECONDS  search time per kernel (default $KILN_TUNE_BUDGET, else 20); the best found in it is kept\n"
     "  --threads N       kernel threads to tune for (default: every core); tuned configs are per thread count\n"
     "  --json            results as JSON on stdout\n"

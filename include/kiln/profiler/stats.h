@@ -90,13 +90,16 @@ struct JitStats {
   std::vector<std::string> recent_failures;  // why compiles failed, newest last
 };
 
-/// A tunable kernel as this run used it: the GEMM products of one tuning
+/// A tunable kernel as this run used it: the GEMM products, or the compiled
+/// sums, row kernels (softmax) and elementwise kernels, of one tuning
 /// database key (a shape bucket), what `kiln tune --from STATS.json` tunes.
-/// Products too small to be worth tuning (below 2^18 multiply-adds) are left out.
+/// Kernels too small to be worth tuning (below 2^18 multiply-adds, or
+/// 2^18 elements) are left out.
 struct TunableStats {
   std::string key{};     // the tuning database's key, e.g. "gemm/f32/nt/t2/128x768x512"
-  /// The `kiln tune` kernel and shape of the first product seen under the
-  /// key, e.g. "linear 128x784x512"; empty when kiln tune has no kernel for it.
+  /// The `kiln tune` kernel and shape of the first kernel seen under the
+  /// key, e.g. "linear 128x784x512" or "softmax 4096x1024"; empty when kiln
+  /// tune has no kernel for it.
   std::string target{};
   std::uint32_t threads = 0;  // kernel threads it ran with (part of the key)
   std::uint64_t calls = 0;
