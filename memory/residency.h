@@ -70,10 +70,10 @@ class Resident {
   virtual std::string describe() const = 0;
   /// Memory that can go only at a price, when nothing is evictable: no
   /// recomputation brings it back, and values made from it can no longer
-  /// be evicted (a copy kept for recipes). Returns the bytes freed (its
-  /// own and any it takes with it), 0 when it cannot go; the caller
-  /// unregisters it.
+  /// be evicted (a copy kept for recipes).
   virtual bool is_last_resort() const { return false; }
+  /// Frees a last resort; the bytes freed (its own and any it takes with
+  /// it), 0 when it cannot go now. The caller unregisters it.
   virtual std::size_t evict_last_resort() { return 0; }
 
   std::size_t registry_slot = kUnregistered;

@@ -249,16 +249,22 @@ std::size_t Storage::forget(const Forgetting& plan, std::vector<RecipePtr>& drop
   for (Storage* s : plan.strip) dropped.push_back(s->swap_recipe(nullptr, why));
   for (Storage* s : plan.lose) {
     dropped.push_back(s->swap_recipe(nullptr, why));
-    if (s->block_.ptr) {
-      freed += s->block_.bytes;
-      memory::remove_resident(*s);
-      memory::release(s->block_);
-      s->block_ = {};
-      s->data_ = nullptr;
-    }
-    s->released_.store(true, std::memory_order_relaxed);
-    s->state_.store(kLost);
+    memory::remove_resident(*s);
+    freed += s->free_for_good();
   }
+  return freed;
+}
+
+// Under the lock: its bytes (if any) go, and nothing will make them again;
+// the bytes freed. A use after this would be a kiln bug: it throws, never
+// reads freed bytes (kLost).
+std::size_t Storage::free_for_good() {
+  const std::size_t freed = block_.bytes;
+  if (block_.ptr) memory::release(block_);
+  block_ = {};
+  data_ = nullptr;
+  released_.store(true, std::memory_order_relaxed);
+  state_.store(kLost);
   return freed;
 }
 
@@ -454,11 +460,7 @@ bool Storage::evict() {
     return false;
   }
   if (recipe_problem()) {  // dead, and no evicted value is made from it: freed for good
-    memory::release(block_);
-    block_ = {};
-    data_ = nullptr;
-    released_.store(true, std::memory_order_relaxed);
-    state_.store(kLost);  // a use would be a kiln bug: it throws, never reads freed bytes
+    free_for_good();
     return true;
   }
   // While evicted, the value needs its leaves: they are held, not watched.
@@ -486,16 +488,11 @@ std::size_t Storage::evict_last_resort() {
     return 0;
   }
   std::vector<RecipePtr> dropped;
-  std::size_t freed = forget(plan, dropped) + block_.bytes;
+  const std::size_t freed = forget(plan, dropped);
   bury(dropped);
   dependents_.clear();
   has_dependents_.store(false, std::memory_order_relaxed);
-  memory::release(block_);
-  block_ = {};
-  data_ = nullptr;
-  released_.store(true, std::memory_order_relaxed);
-  state_.store(kLost);
-  return freed;
+  return freed + free_for_good();
 }
 
 RecipePtr Storage::swap_recipe(RecipePtr recipe, const char* why) {

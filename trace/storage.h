@@ -172,6 +172,7 @@ class Storage final : public memory::Resident {
   };
   bool plan_forgetting(Forgetting& plan) const;
   static std::size_t forget(const Forgetting& plan, std::vector<RecipePtr>& dropped);
+  std::size_t free_for_good();
   const char* recipe_problem() const;
 
   std::size_t nbytes_;
@@ -188,12 +189,12 @@ class Storage final : public memory::Resident {
   std::atomic<std::uint8_t> state_{kResident};
   std::atomic<bool> has_recipe_{false};
   std::atomic<std::uint32_t> recipe_depth_{0};
-  std::atomic<bool> tracked_{false};
+  std::atomic<bool> tracked_{false};  // ever registered: release and destruction take the lock
   std::atomic<bool> released_{false};
-  std::atomic<bool> dead_{false};  // released after its last use: only recipes may want it  // ever registered: release and destruction take the lock
+  std::atomic<bool> dead_{false};  // released after its last use: only recipes may want it
   std::atomic<std::uint64_t> last_use_{0};  // memory::use_tick() of its last use
   std::atomic<bool> pinned_forever_{false};
-  std::atomic<bool> state_value_{false};
+  std::atomic<bool> state_value_{false};  // optimizer state (keep_as_state): never evicted, no recipe
   const char* no_recipe_ = nullptr;  // why it has none; null: a leaf
   bool snapshot_ = false;  // a copy of a storage's bytes before a write, read only by recipes (before_overwrite)
   RecipePtr recipe_;

@@ -369,7 +369,7 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
   }
   profiler::count(profiler::JitEvent::GroupRunCompiled);
   const std::int64_t ns =
-      timed || tunable
+      (timed && !group.matmul) || tunable
           ? std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count()
           : -1;
   if (tunable)
