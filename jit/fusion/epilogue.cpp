@@ -16,6 +16,18 @@ bool same_strides(const KernelOperand& a, const KernelOperand& b, int ndim) {
   return a.dtype == b.dtype && std::equal(a.strides, a.strides + ndim, b.strides);
 }
 
+// Does a read of the product `written` through `read`, over the group's
+// iteration `shape`, see element i of the iteration space at element i of
+// the product? The same view does; so does a reshape of a row-major
+// product read row-major (a convolution's [N, groups, O/groups, L] product
+// read as [N, O, H, W]). Offsets are not in the key: views_match
+// re-checks them per run.
+bool reads_in_product_order(const trace::Geometry& read, const trace::Geometry& written, IntArrayRef shape) {
+  if (!(read.shape() == shape)) return false;
+  if (read.shape() == written.shape()) return read.stride() == written.stride();
+  return read.numel() == written.numel() && read.is_contiguous() && written.is_contiguous();
+}
+
 // The head for `group` if `mm` can lead it, else nullptr.
 std::shared_ptr<MatmulHead> head_for(const trace::Segment& segment, std::uint32_t mm, const FusedGroup& group,
                                      std::uint32_t last_touch_of_product) {
@@ -24,16 +36,14 @@ std::shared_ptr<MatmulHead> head_for(const trace::Segment& segment, std::uint32_
   // The GEMM calls the kernel over element ranges of finished blocks: a
   // kernel that reduces ranges over rows or chunks instead.
   if (group.spec.has_reduction()) return nullptr;
-  if (!(segment.nodes[group.nodes.front()].out.geo.shape() == node.out.geo.shape())) return nullptr;
+  const IntArrayRef shape = segment.nodes[group.nodes.front()].out.geo.shape();
   auto head = std::make_shared<MatmulHead>();
   head->node = mm;
   int reads = 0;
   for (std::size_t k = 0; k < group.inputs.size(); ++k) {
     const trace::Operand& in = operand(segment, group.inputs[k]);
     if (in.value != product) continue;
-    // Element i of the iteration space must be element i of the product;
-    // offsets are not in the key, so views_match re-checks them per run.
-    if (!(in.geo.stride() == node.out.geo.stride())) return nullptr;
+    if (!reads_in_product_order(in.geo, node.out.geo, shape)) return nullptr;
     head->product_input = static_cast<std::int32_t>(k);
     ++reads;
   }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <kiln/kiln.h>
+#include <kiln/nn/conv.h>
 
 #include <cmath>
 #include <functional>
@@ -224,6 +225,38 @@ TEST(MatmulEpilogue, TransposedReadOfTheProductIsNotFused) {
   check({[=] { return std::vector<Tensor>{x.matmul(w).t() + c}; },
          [=] { return std::vector<Ref>{plus(kref::transpose(kref::matmul(kref::of(x), kref::of(w)), 0, 1), kref::of(c))}; },
          0});
+}
+
+// relu(conv2d(x, w, b)), stride 1, no padding, by loops.
+Ref conv2d_relu(const Ref& x, const Ref& w, const Ref& b) {
+  const std::int64_t n = x.shape[0], c = x.shape[1], o = w.shape[0], kh = w.shape[2], kw = w.shape[3];
+  const std::int64_t oh = x.shape[2] - kh + 1, ow = x.shape[3] - kw + 1;
+  return kref::build({n, o, oh, ow}, [&](const Shape& i) {
+    double s = b.v[i[1]];
+    for (std::int64_t ch = 0; ch < c; ++ch)
+      for (std::int64_t a = 0; a < kh; ++a)
+        for (std::int64_t e = 0; e < kw; ++e) s += x.at({i[0], ch, i[2] + a, i[3] + e}) * w.at({i[1], ch, a, e});
+    return std::max(s, 0.0);
+  });
+}
+
+// A convolution is a product of the weight and the input's windows,
+// [N, groups, O/groups, H x W], read back as [N, O, H, W]: its bias along
+// the out channels and its activation are that product's epilogue. Where
+// the batch joins the product's columns (few positions, many channels),
+// the product is [O, N x H x W], read back permuted: no epilogue.
+TEST(MatmulEpilogue, ConvolutionBiasAndActivation) {
+  struct ConvCase {
+    Shape x, w;
+    std::uint64_t fused_units;
+  };
+  for (const ConvCase& p : {ConvCase{{1, 3, 9, 8}, {5, 3, 3, 3}, 1}, ConvCase{{2, 4, 12, 11}, {6, 4, 2, 3}, 1},
+                            ConvCase{{4, 8, 3, 3}, {16, 8, 2, 2}, 0}}) {
+    SCOPED_TRACE(kref::str(p.x));
+    Tensor x = input(p.x, 41), w = input(p.w, 42), b = input({p.w[0]}, 43);
+    check({[=] { return std::vector<Tensor>{kiln::relu(kiln::conv2d(x, w, b))}; },
+           [=] { return std::vector<Ref>{conv2d_relu(kref::of(x), kref::of(w), kref::of(b))}; }, p.fused_units});
+  }
 }
 
 // A softmax after the matmul is a row kernel (reductions range over rows,
