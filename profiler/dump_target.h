@@ -10,7 +10,7 @@
 namespace kiln::profiler {
 
 struct DumpTarget {
-  std::string stages;     // comma list of spec, ir, opt, asm, or "all"; "" for none
+  std::string stages;     // comma list of spec, ir, opt, asm, perf, or "all"; "" for none
   std::string dir = ".";  // where the files go
 };
 

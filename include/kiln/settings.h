@@ -64,10 +64,11 @@ void set_report_at_exit(bool on);
 /// it. Throws kiln::ValueError when the file cannot be written.
 void set_trace_events_path(const std::string& path);
 
-/// Writes the compile stages `stages` ("spec,ir,opt,asm", any of them, or
-/// "all"; "" for none) of each kernel compiled from now on to files in
-/// `dir` (KILN_DUMP, KILN_DUMP_DIR). Throws kiln::ValueError naming an
-/// unknown stage.
+/// Writes the compile stages `stages` ("spec,ir,opt,asm,perf", any of them,
+/// or "all"; "" for none) of each kernel compiled from now on to files in
+/// `dir` (KILN_DUMP, KILN_DUMP_DIR); "perf" names each kernel linked from
+/// now on in /tmp/perf-<pid>.map, for Linux perf. Throws kiln::ValueError
+/// naming an unknown stage.
 void set_dump(const std::string& stages, const std::string& dir = ".");
 
 /// Where matrix products and JIT-compiled kernels take their configs

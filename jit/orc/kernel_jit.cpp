@@ -10,6 +10,8 @@
 #include <llvm/Support/TargetSelect.h>
 
 #include "jit/codegen/llvm_error.h"
+#include "jit/orc/perf_map.h"
+#include "profiler/dump_target.h"
 #include "profiler/jit_counters.h"
 
 namespace kiln::jit {
@@ -91,6 +93,8 @@ LinkedKernel KernelJit::link(std::string_view object, const std::string& symbol)
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), symbol);
   check(jit_->addObjectFile(tracker, std::move(buffer)), "adding the object file");
   const llvm::orc::ExecutorAddr address = unwrap(jit_->lookup(jd, symbol), "linking the kernel");
+  if (profiler::dumps_stage(profiler::dump_target().stages, "perf"))
+    add_to_perf_map(object, symbol, address.getValue());
   return {address.toPtr<CompiledFn>(), std::move(code)};
 }
 

@@ -17,6 +17,7 @@
 #include <kiln/kiln.h>
 #include <kiln/settings.h>
 
+#include "jit/orc/perf_map.h"
 #include "tests/jit_codegen/codegen_harness.h"
 
 namespace kiln::jit::codegen_test {
@@ -227,6 +228,48 @@ TEST(CodegenSession, DumpsShowLibmvecVectorization) {
   kiln::set_dump("");
   std::filesystem::remove_all(dir);
   EXPECT_FALSE(orc().host_cpu().empty());
+}
+
+// KILN_DUMP=perf names each linked kernel for Linux perf: a line
+// "START SIZE kiln_k_<key>_o<level>" in /tmp/perf-<pid>.map whose range
+// holds the kernel's entry, in executable memory of this process.
+TEST(CodegenSession, PerfMapNamesEachLinkedKernel) {
+  const std::string path = kiln::jit::perf_map_path();
+  std::filesystem::remove(path);
+  kiln::set_dump("perf");
+  const KernelSpec spec = gelu_spec(777);
+  const CompiledKernel k = orc().compile(spec, {3});
+  kiln::set_dump("");
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(spec.key()));
+  const auto entry = reinterpret_cast<std::uintptr_t>(k.fn);
+  std::istringstream map(read_file(path));
+  std::uintptr_t start = 0, size = 0;
+  std::string name;
+  for (std::string line; std::getline(map, line);) {
+    std::istringstream fields(line);
+    std::uintptr_t s = 0, n = 0;
+    std::string sym;
+    ASSERT_TRUE(fields >> std::hex >> s >> n >> sym) << line;
+    if (sym.find(std::string("kiln_k_") + hex) == 0) start = s, size = n, name = sym;
+  }
+  ASSERT_FALSE(name.empty()) << "no line for kernel " << hex << " in " << path;
+  EXPECT_EQ(name, std::string("kiln_k_") + hex + "_o3");
+  EXPECT_GT(size, 16u);
+  EXPECT_TRUE(entry >= start && entry < start + size) << std::hex << entry << " outside " << start << "+" << size;
+  // The range is executable memory of this process.
+  bool executable = false;
+  std::istringstream maps(read_file("/proc/self/maps"));
+  for (std::string line; std::getline(maps, line);) {
+    std::uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::string perms;
+    std::istringstream fields(line);
+    fields >> std::hex >> lo >> dash >> hi >> perms;
+    if (start >= lo && start + size <= hi) executable = perms.find('x') != std::string::npos;
+  }
+  EXPECT_TRUE(executable);
+  std::filesystem::remove(path);
 }
 
 // An output that is exactly an input (in place) gives the same result as a
