@@ -2,7 +2,8 @@
 // group right after it (bias, scaling, activation, casts) becomes one unit.
 // The GEMM finishes a block of the product and, while it is in cache, the
 // group's compiled kernel (an ordinary KernelSpec over the [..., M, N]
-// product shape) reads it back and stores the final values. The raw product
+// product shape, or a row-major reshape of it such as a convolution's
+// [N, O, H, W]) reads it back and stores the final values. The raw product
 // gets its own memory only when something else reads it; otherwise it lives
 // in the group's output that has its layout (the kernel then runs in place)
 // or, failing that, in a scratch buffer.
@@ -27,8 +28,9 @@ struct MatmulHead {
 };
 
 /// Makes each float32/float64 MatMul node that is the needed node right
-/// before a group, and whose product that group reads (once, in the layout
-/// it was written, over the product's shape), that group's head.
+/// before a group, and whose product that group reads once in the order it
+/// was written (the same view, or a row-major reshape of a row-major
+/// product), that group's head.
 void fuse_matmul_epilogues(const trace::Segment& segment, const std::vector<bool>& needed,
                            std::vector<FusedGroup>& groups);
 

@@ -12,11 +12,11 @@
 namespace kiln::jit {
 namespace {
 
-// The bytes from `symbol` to the end of its section in `object`, 0 if it
-// defines no such symbol (or is no object file). The symbol's own size
-// field reads 0 in kiln's kernel objects (jit/codegen/emit_object.cpp);
-// a kernel object has one function in its text section, so the section's
-// end is the function's end.
+// The bytes from `symbol`'s definition to the end of its section in
+// `object`, 0 if it defines no such symbol (or is no object file). A
+// kernel object has one function in its text section, so the section's end
+// is the function's end; llvm::object::computeSymbolSizes gave 0 for
+// kiln's kernels (it took the entry outside any section, below).
 std::uint64_t symbol_size(std::string_view object, const std::string& symbol) {
   const llvm::MemoryBufferRef ref(llvm::StringRef(object.data(), object.size()), "kernel object");
   auto file = llvm::object::ObjectFile::createObjectFile(ref);
@@ -26,10 +26,16 @@ std::uint64_t symbol_size(std::string_view object, const std::string& symbol) {
   }
   for (const llvm::object::SymbolRef& sym : (*file)->symbols()) {
     auto name = sym.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name != symbol) continue;
     auto section = sym.getSection();
     auto address = sym.getAddress();
-    if (!name || !section || !address || *name != symbol || *section == (*file)->section_end()) {
-      if (!name) llvm::consumeError(name.takeError());
+    // The name comes twice in kiln's objects: first an entry outside any
+    // section, then the definition in the text section, which is the one.
+    if (!section || !address || *section == (*file)->section_end()) {
       if (!section) llvm::consumeError(section.takeError());
       if (!address) llvm::consumeError(address.takeError());
       continue;

@@ -15,9 +15,9 @@ namespace kiln::jit {
 std::string perf_map_path();
 
 /// Appends `symbol`, linked from `object` at `address`, to the map; its size
-/// is the symbol's in the object. Does nothing for a symbol the object does
-/// not define with a size; a file that cannot be written is skipped too (a
-/// profiling aid must not fail a compile).
+/// is from the symbol to the end of its section in the object. Does nothing
+/// for a symbol the object does not define in a section; a file that cannot
+/// be written is skipped too (a profiling aid must not fail a compile).
 void add_to_perf_map(std::string_view object, const std::string& symbol, std::uint64_t address);
 
 }  // namespace kiln::jit

@@ -12,7 +12,8 @@ namespace {
 std::atomic<std::uint64_t> runs{0};
 
 // The compiled kernel over a block: its iteration space is the row-major
-// [..., M, N] product, so each row of the block is one linear range.
+// [..., M, N] product (or a row-major reshape of it: the same linear
+// order), so each row of the block is one linear range.
 struct BlockEpilogue {
   CompiledFn fn;
   void* const* ptrs;
