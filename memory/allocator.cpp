@@ -4,14 +4,13 @@
 #include <mutex>
 #include <string_view>
 
-#include <sys/mman.h>
-
 #include <kiln/error.h>
 #include <kiln/memory/memory.h>
 
 #include "memory/free_list.h"
 #include "memory/oom_report.h"
 #include "memory/residency.h"
+#include "memory/segment_heap.h"
 #include "memory/size_class.h"
 #include "profiler/format.h"
 #include "profiler/settings/settings.h"
@@ -24,7 +23,19 @@ using profiler::format_bytes;
 
 // Constant-initialized with trivial destructors: storage released by static
 // destructors or exiting threads still finds a working allocator.
+// Blocks up to kSmallLimit: one free list per size class.
 constinit std::array<FreeList, kNumClasses> g_pools{};
+// Larger blocks: cut from the segment heap under one lock (a training step
+// allocates tens to hundreds of them; a cut or a merge is a few pointer
+// updates). Their counters, written under that lock; live blocks are counted
+// by the size class that would hold them (for the OOM report).
+constinit SegmentHeap g_heap;
+constinit std::mutex g_heap_mutex;
+struct LargeCounts {
+  GuardedCount allocations, hits, bytes_total, kept_bytes;
+  std::array<GuardedCount, kNumClasses> live;
+};
+constinit LargeCounts g_large{};
 // Live bytes are one global atomic (not a sum over classes) so that the
 // budget check and the reservation are a single compare-exchange.
 constinit std::atomic<std::uint64_t> g_live{0};
@@ -34,8 +45,6 @@ constinit std::atomic<std::size_t> g_budget{0};
 constinit std::atomic<bool> g_budget_known{false};
 constinit std::atomic<bool> g_budget_ever{false};
 constinit std::mutex g_budget_mutex;
-
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 [[gnu::noinline]] void read_budget_variable() {
   std::lock_guard lock(g_budget_mutex);
@@ -52,7 +61,7 @@ std::size_t current_budget() {
 }
 
 std::uint64_t pooled_bytes() noexcept {
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = g_large.kept_bytes.get();
   for (std::size_t i = 0; i < kNumClasses; ++i) bytes += g_pools[i].pooled.get() * class_bytes(i);
   return bytes;
 }
@@ -60,7 +69,9 @@ std::uint64_t pooled_bytes() noexcept {
 MemorySnapshot snapshot() {
   MemorySnapshot s{g_peak.load(std::memory_order_relaxed), pooled_bytes(), {}};
   for (std::size_t i = 0; i < kNumClasses; ++i) {
-    if (const std::uint64_t n = g_pools[i].live.get()) s.live_by_class.push_back({class_bytes(i), n});
+    if (const std::uint64_t n = g_pools[i].live.get() + g_large.live[i].get()) {
+      s.live_by_class.push_back({class_bytes(i), n});
+    }
   }
   return s;
 }
@@ -94,40 +105,51 @@ std::uint64_t reserve(std::size_t request, std::size_t capacity) {
 
 void unreserve(std::size_t capacity) noexcept { g_live.fetch_sub(capacity, std::memory_order_relaxed); }
 
-// posix_memalign rather than aligned_alloc: C requires aligned_alloc's size
-// to be a multiple of the alignment (ASan enforces it), and a block's
-// capacity need not be a multiple of 2 MiB.
-void* aligned_block(std::size_t alignment, std::size_t bytes) {
-  void* ptr = nullptr;
-  return posix_memalign(&ptr, alignment, bytes) == 0 ? ptr : nullptr;
-}
-
-/// Fresh memory from the system, for a reservation already made.
-void* allocate_fresh(std::size_t request, std::size_t capacity) {
-  // Near the budget, give cached blocks back before taking more from the
-  // system, so that the process's footprint stays close to the budget.
+// Near the budget, give cached blocks back before taking more from the
+// system, so that the process's footprint stays close to the budget.
+void trim_near_budget() {
   const std::size_t budget = g_budget.load(std::memory_order_relaxed);
   if (budget != 0 && g_live.load(std::memory_order_relaxed) + pooled_bytes() > budget) trim();
+}
 
-  // Blocks of a huge page or more start on a huge page and are offered to
-  // transparent huge pages (where the system leaves THP to madvise): a pass
-  // over a large tensor then walks one page table entry per 2 MiB instead
-  // of per 4 KiB. Streaming a 64 MiB float sum on one thread of the 2-core
-  // AVX2 EPYC: 5.4-6.0 ms on 4 KiB pages, 4.3-4.4 ms on huge pages.
-  const std::size_t alignment = capacity >= kHugePage ? kHugePage : kAlignment;
-  void* ptr = aligned_block(alignment, capacity);
-  if (ptr == nullptr) {
+[[noreturn]] void system_out_of_memory(std::size_t request, std::size_t capacity) {
+  unreserve(capacity);
+  out_of_memory(request, capacity,
+                cat("the system has no memory left (live ", format_bytes(g_live.load(std::memory_order_relaxed)),
+                    ")"));
+}
+
+/// Fresh memory from the system for a small block, for a reservation already made.
+void* allocate_fresh(std::size_t request, std::size_t capacity) {
+  trim_near_budget();
+  // posix_memalign rather than aligned_alloc: C requires aligned_alloc's size
+  // to be a multiple of the alignment (ASan enforces it).
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    void* ptr = nullptr;
+    if (posix_memalign(&ptr, kAlignment, capacity) == 0) return ptr;
     trim();
-    ptr = aligned_block(alignment, capacity);
   }
-  if (ptr != nullptr && alignment == kHugePage) madvise(ptr, capacity / kHugePage * kHugePage, MADV_HUGEPAGE);
-  if (ptr == nullptr) {
-    unreserve(capacity);
-    out_of_memory(request, capacity,
-                  cat("the system has no memory left (live ",
-                      format_bytes(g_live.load(std::memory_order_relaxed)), ")"));
+  system_out_of_memory(request, capacity);
+}
+
+/// A block from the segment heap, for a reservation already made.
+void* allocate_large(std::size_t request, std::size_t capacity) {
+  {
+    std::lock_guard lock(g_heap_mutex);
+    if (void* ptr = g_heap.take(capacity)) {
+      g_large.hits.add(1);
+      return ptr;
+    }
   }
-  return ptr;
+  trim_near_budget();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    {
+      std::lock_guard lock(g_heap_mutex);
+      if (void* ptr = g_heap.grow(capacity)) return ptr;
+    }
+    trim();
+  }
+  system_out_of_memory(request, capacity);
 }
 
 void raise_peak(std::uint64_t live) noexcept {
@@ -141,6 +163,20 @@ void raise_peak(std::uint64_t live) noexcept {
 Block allocate(std::size_t bytes) {
   if (bytes > kMaxClassBytes) [[unlikely]] {
     out_of_memory(bytes, bytes, cat("larger than the largest block, ", format_bytes(kMaxClassBytes)));
+  }
+  if (bytes > kSmallLimit) {
+    const std::size_t capacity = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    const std::uint64_t live = reserve(bytes, capacity);
+    void* ptr = allocate_large(bytes, capacity);
+    {
+      std::lock_guard lock(g_heap_mutex);
+      g_large.allocations.add(1);
+      g_large.bytes_total.add(capacity);
+      g_large.live[class_index(capacity)].add(1);
+      g_large.kept_bytes.set(g_heap.kept_bytes());
+    }
+    raise_peak(live);
+    return {ptr, capacity};
   }
   const std::size_t index = class_index(bytes);
   const std::size_t capacity = class_bytes(index);
@@ -169,8 +205,18 @@ Block allocate(std::size_t bytes) {
 
 void release(Block block) noexcept {
   if (block.ptr == nullptr) return;
-  KILN_CHECK(block.bytes <= kMaxClassBytes && class_bytes(class_index(block.bytes)) == block.bytes,
-             "release() of a block of ", block.bytes, " bytes, which is no size class");
+  if (block.bytes > kSmallLimit) {
+    std::lock_guard lock(g_heap_mutex);
+    KILN_CHECK(SegmentHeap::capacity(block.ptr) == block.bytes, "release() of a block of ", block.bytes,
+               " bytes, which was allocated with ", SegmentHeap::capacity(block.ptr));
+    g_heap.give_back(block.ptr);
+    g_large.live[class_index(block.bytes)].sub(1);
+    g_large.kept_bytes.set(g_heap.kept_bytes());
+    unreserve(block.bytes);
+    return;
+  }
+  KILN_CHECK(class_bytes(class_index(block.bytes)) == block.bytes, "release() of a block of ", block.bytes,
+             " bytes, which is no size class");
   FreeList& pool = g_pools[class_index(block.bytes)];
   unreserve(block.bytes);
   std::lock_guard lock(pool.mutex);
@@ -193,6 +239,9 @@ void trim() noexcept {
       block = next;
     }
   }
+  std::lock_guard lock(g_heap_mutex);
+  g_heap.trim();
+  g_large.kept_bytes.set(g_heap.kept_bytes());
 }
 
 void set_budget(std::size_t bytes) {
@@ -217,6 +266,10 @@ MemoryStats stats() {
     s.bytes_allocated_total += allocations * class_bytes(i);
     s.pooled_bytes += pool.pooled.get() * class_bytes(i);
   }
+  s.allocations += g_large.allocations.get();
+  s.pool_hits += g_large.hits.get();
+  s.bytes_allocated_total += g_large.bytes_total.get();
+  s.pooled_bytes += g_large.kept_bytes.get();
   s.live_bytes = g_live.load(std::memory_order_relaxed);
   s.peak_bytes = g_peak.load(std::memory_order_relaxed);
   s.budget_bytes = current_budget();

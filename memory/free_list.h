@@ -24,9 +24,9 @@ class GuardedCount {
   void add(std::uint64_t n) noexcept { set(get() + n); }
   void sub(std::uint64_t n) noexcept { set(get() - n); }
   std::uint64_t get() const noexcept { return value_.load(std::memory_order_relaxed); }
+  void set(std::uint64_t v) noexcept { value_.store(v, std::memory_order_relaxed); }
 
  private:
-  void set(std::uint64_t v) noexcept { value_.store(v, std::memory_order_relaxed); }
   std::atomic<std::uint64_t> value_{0};
 };
 

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include <kiln/memory/memory.h>
 
@@ -19,17 +22,60 @@ TEST(MemoryAllocator, BlocksAre64ByteAlignedAndWritable) {
   }
 }
 
-// Blocks of 2 MiB or more start on a huge page boundary (and are offered to
-// transparent huge pages); smaller ones keep the 64-byte alignment.
-TEST(MemoryAllocator, LargeBlocksStartOnAHugePage) {
-  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
-  for (std::size_t bytes : {std::size_t{2} << 20, (std::size_t{5} << 20) + 3, std::size_t{64} << 20}) {
-    const Block block = allocate(bytes);
-    ASSERT_NE(block.ptr, nullptr) << bytes;
-    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(block.ptr) % kHugePage, 0u) << bytes;
-    std::memset(block.ptr, 0xcd, block.bytes);
-    release(block);
+// Above 4 KiB, released memory serves requests of any smaller size: the
+// 2 MiB a step frees holds the two 1 MiB blocks it allocates next, without
+// new memory from the system.
+TEST(MemoryAllocator, ReleasedLargeBlockServesSmallerSizes) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  const Block big = allocate(2 * kMiB);
+  release(big);
+  const MemoryStats before = stats();
+  const Block a = allocate(kMiB);
+  const Block b = allocate(kMiB - 64);
+  const MemoryStats after = stats();
+  EXPECT_EQ(after.pool_hits, before.pool_hits + 2);
+  auto* begin = static_cast<char*>(big.ptr);
+  for (const Block& block : {a, b}) {
+    EXPECT_GE(static_cast<char*>(block.ptr), begin);
+    EXPECT_LE(static_cast<char*>(block.ptr) + block.bytes, begin + big.bytes);
   }
+  release(a);
+  release(b);
+}
+
+// Released neighbours merge: two adjacent 1 MiB blocks, once free, hold a
+// block of their joint size at the first one's address.
+TEST(MemoryAllocator, ReleasedNeighboursMerge) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  const Block a = allocate(kMiB);
+  const Block b = allocate(kMiB);
+  const Block c = allocate(kMiB);  // keeps the merged block from reaching further
+  ASSERT_EQ(static_cast<char*>(b.ptr), static_cast<char*>(a.ptr) + kMiB + 64) << "a fresh mapping is cut in order";
+  release(b);
+  release(a);
+  const Block joint = allocate(2 * kMiB + 64);
+  EXPECT_EQ(joint.ptr, a.ptr);
+  release(joint);
+  release(c);
+}
+
+// A block of 2 MiB or more that takes new memory has its whole huge pages
+// advised for transparent huge pages (smaps shows the range's VmFlags with
+// "hg"). trim() first, so that no free block left by other tests serves it.
+TEST(MemoryAllocator, LargeBlocksAreAdvisedForHugePages) {
+  trim();
+  const Block block = allocate(std::size_t{8} << 20);
+  const auto inside = reinterpret_cast<std::uintptr_t>(block.ptr) + (std::uintptr_t{4} << 20);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool in_range = false, advised = false;
+  while (std::getline(smaps, line)) {
+    std::uintptr_t from = 0, to = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &from, &to) == 2) in_range = from <= inside && inside < to;
+    if (in_range && line.rfind("VmFlags:", 0) == 0) advised = line.find(" hg") != std::string::npos;
+  }
+  EXPECT_TRUE(advised);
+  release(block);
 }
 
 TEST(MemoryAllocator, ReleasedBlockIsReusedFromThePool) {
@@ -88,18 +134,22 @@ TEST(MemoryAllocator, ReleasingNullIsANoOp) {
 TEST(MemoryAllocatorDeathTest, ReleasingAForeignSizeIsAnInternalError) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(release(Block{allocate(100).ptr, 100}), "\\[internal\\] .*no size class");
+  EXPECT_DEATH(release(Block{allocate(100000).ptr, 99968}), "\\[internal\\] .*allocated with 100032");
 }
 
 #if defined(__SANITIZE_ADDRESS__)
 TEST(MemoryAllocatorDeathTest, WritingIntoAReleasedBlockIsCaughtByAsan) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_DEATH(
-      {
-        const Block block = allocate(256);
-        release(block);
-        static_cast<volatile char*>(block.ptr)[100] = 1;
-      },
-      "use-after-poison");
+  for (std::size_t bytes : {std::size_t{256}, std::size_t{100000}}) {
+    EXPECT_DEATH(
+        {
+          const Block block = allocate(bytes);
+          release(block);
+          static_cast<volatile char*>(block.ptr)[100] = 1;
+        },
+        "use-after-poison")
+        << bytes;
+  }
 }
 #endif
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <kiln/error.h>
@@ -68,17 +69,22 @@ TEST_F(MemoryBudget, OverBudgetThrowsAReportAndChangesNothing) {
 }
 
 TEST_F(MemoryBudget, RequestIsRoundedBeforeTheCheck) {
-  const std::size_t live = stats().live_bytes;
-  set_budget(live + 5 * 1024);
-  const Block exact = allocate(4097);  // a 5 KiB block fills the budget exactly
-  EXPECT_THROW(allocate(0), OutOfMemory);
-  release(exact);
-  set_budget(live + 4096);
-  try {
-    allocate(4097);
-    ADD_FAILURE() << "no OutOfMemory";
-  } catch (const OutOfMemory& e) {
-    EXPECT_NE(std::string(e.what()).find("4.00 KiB (a 5.00 KiB block)"), std::string::npos) << e.what();
+  // A small request takes its size class, a larger one the next multiple of 64.
+  const std::pair<std::size_t, std::size_t> cases[] = {{4000, 4032}, {4097, 4160}};
+  for (auto [request, capacity] : cases) {
+    const std::size_t live = stats().live_bytes;
+    set_budget(live + capacity);
+    const Block exact = allocate(request);  // fills the budget exactly
+    EXPECT_THROW(allocate(0), OutOfMemory) << request;
+    release(exact);
+    set_budget(live + request);
+    try {
+      allocate(request);
+      ADD_FAILURE() << "no OutOfMemory for " << request;
+    } catch (const OutOfMemory& e) {
+      const std::string expected = format_bytes(request) + " (a " + format_bytes(capacity) + " block)";
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
   }
 }
 
