@@ -29,8 +29,8 @@ namespace {
 
 using Header = SegmentHeap::Header;
 
-// A bin's look for a fitting block among smaller ones stops after this many:
-// the request is then served from the next bin, whose blocks all fit.
+// The blocks of one bin looked at for a fit (a bin is LIFO: the most
+// recently freed first).
 constexpr int kFitLookLimit = 32;
 // trim() returns the pages of free blocks of this size or more.
 constexpr std::size_t kReturnPagesFrom = std::size_t{64} << 10;
@@ -147,16 +147,6 @@ void* SegmentHeap::cut(Header* block, std::size_t bytes) noexcept {
   return payload(block);
 }
 
-Header* SegmentHeap::best_fit_in(std::size_t bin, std::size_t bytes) const noexcept {
-  Header* best = nullptr;
-  Header* block = bins_[bin];
-  for (int looked = 0; block != nullptr && looked < kFitLookLimit; ++looked, block = block->next_free) {
-    if (block->bytes < bytes) continue;
-    if (best == nullptr || block->bytes < best->bytes || (block->bytes == best->bytes && block < best)) best = block;
-  }
-  return best;
-}
-
 std::size_t SegmentHeap::smallest_bin_from(std::size_t bin) const noexcept {
   for (std::size_t word = bin / 64; word < kWords; ++word) {
     std::uint64_t bits = nonempty_[word];
@@ -167,15 +157,24 @@ std::size_t SegmentHeap::smallest_bin_from(std::size_t bin) const noexcept {
 }
 
 void* SegmentHeap::take(std::size_t bytes) noexcept {
-  const std::size_t below = bin_of(bytes);
-  Header* block = best_fit_in(below, bytes);
-  if (block == nullptr) {
-    const std::size_t bin = smallest_bin_from(below + 1);
-    if (bin == kBins) return nullptr;
-    block = best_fit_in(bin, bytes);
+  Header* best = nullptr;
+  std::size_t best_fresh = 0;  // bytes of `best` the request would write for the first time
+  for (std::size_t bin = smallest_bin_from(bin_of(bytes)); bin < kBins; bin = smallest_bin_from(bin + 1)) {
+    Header* block = bins_[bin];
+    for (int looked = 0; block != nullptr && looked < kFitLookLimit; ++looked, block = block->next_free) {
+      if (block->bytes < bytes) continue;
+      const std::size_t written = block->bytes - block->clean;
+      const std::size_t fresh = bytes > written ? bytes - written : 0;
+      if (best == nullptr || fresh < best_fresh || (fresh == best_fresh && block->bytes < best->bytes)) {
+        best = block;
+        best_fresh = fresh;
+      }
+    }
+    if (best != nullptr && best_fresh == 0) break;  // bins ascend: the best fit of the written ones
   }
-  unlink(block);
-  return cut(block, bytes);
+  if (best == nullptr) return nullptr;
+  unlink(best);
+  return cut(best, bytes);
 }
 
 void* SegmentHeap::grow(std::size_t bytes) noexcept {

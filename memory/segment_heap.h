@@ -11,19 +11,24 @@
 // Segments are mappings of 16 MiB or more, 2 MiB aligned; a page of a
 // segment is touched (and counted by the OS) only once a block on it is
 // written, so the untouched rest of a segment costs nothing. Small segments
-// fragment: on the bench's residual stack (memory_bench, one training step),
-// segments of 2, 8, 16 and 32 MiB gave peak RSS growths of 77, 64, 63.6 and
-// 62.5 MiB against 53.4 MiB of live peak (size-class pools: 82 MiB). When a
+// fragment: on the bench's residual stack (memory_bench, one training step,
+// plain best fit), segments of 2, 8, 16 and 32 MiB gave peak RSS growths of
+// 77, 64, 63.6 and 62.5 MiB against 53.4 MiB of live peak (size-class pools:
+// 82 MiB). When a
 // block of 2 MiB or more gets a new segment, its whole 2 MiB pages are
 // advised for transparent huge pages.
 //
 // Each block starts with a 64-byte header (its neighbours in the segment and
 // its free-list links), so payloads stay 64-byte aligned. Free blocks sit in
-// bins by size class (kiln::memory::class_index): a request takes the best
-// fit among the first blocks of the bin that may hold one, else of the
-// smallest non-empty bin above it, whose blocks all fit. Requests are exact
-// multiples of 64 bytes and every cut leaves the rest as a free block, so a
-// block's capacity is its request.
+// bins by size class (kiln::memory::class_index). A request takes, among the
+// free blocks that fit, the one it would write the fewest never-written
+// bytes of, then the smallest: a page once written counts for the OS until
+// trim(), so reusing it is free and a clean one adds to the footprint (the
+// same step: 61.9 MiB of peak RSS growth against 63.6 MiB for plain best
+// fit). The bins are scanned upwards and the scan stops at the first bin
+// holding a fit that writes nothing new. Requests are exact multiples of
+// 64 bytes and every cut leaves the rest as a free block, so a block's
+// capacity is its request.
 //
 // Not thread safe by itself: the allocator serializes calls (allocator.cpp).
 #pragma once
@@ -74,7 +79,6 @@ class SegmentHeap {
   void link(Header* block) noexcept;
   void unlink(Header* block) noexcept;
   void* cut(Header* block, std::size_t bytes) noexcept;
-  Header* best_fit_in(std::size_t bin, std::size_t bytes) const noexcept;
   std::size_t smallest_bin_from(std::size_t bin) const noexcept;
 
   std::array<Header*, kBins> bins_{};

@@ -3,7 +3,7 @@
 // Tensor storage comes from here. Requests up to 4 KiB are rounded up to a
 // 64-byte size class, and a released block is cached in its class's free
 // list. Larger requests are rounded up to a multiple of 64 and cut from large
-// mappings by best fit; a released block merges with its free neighbours, so
+// mappings; a released block merges with its free neighbours, so
 // the memory a step frees (forward activations) serves what it allocates
 // next (gradients, optimizer state) whatever their sizes. A training loop
 // that frees and reallocates the same shapes every step stops taking memory
