@@ -132,12 +132,21 @@ void* allocate_fresh(std::size_t request, std::size_t capacity) {
   system_out_of_memory(request, capacity);
 }
 
+// Counts a block the heap handed out; requires g_heap_mutex.
+void note_large_block(std::size_t capacity, bool hit) noexcept {
+  g_large.allocations.add(1);
+  g_large.hits.add(hit ? 1 : 0);
+  g_large.bytes_total.add(capacity);
+  g_large.live[class_index(capacity)].add(1);
+  g_large.kept_bytes.set(g_heap.kept_bytes());
+}
+
 /// A block from the segment heap, for a reservation already made.
 void* allocate_large(std::size_t request, std::size_t capacity) {
   {
     std::lock_guard lock(g_heap_mutex);
     if (void* ptr = g_heap.take(capacity)) {
-      g_large.hits.add(1);
+      note_large_block(capacity, true);
       return ptr;
     }
   }
@@ -145,7 +154,10 @@ void* allocate_large(std::size_t request, std::size_t capacity) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     {
       std::lock_guard lock(g_heap_mutex);
-      if (void* ptr = g_heap.grow(capacity)) return ptr;
+      if (void* ptr = g_heap.grow(capacity)) {
+        note_large_block(capacity, false);
+        return ptr;
+      }
     }
     trim();
   }
@@ -168,13 +180,6 @@ Block allocate(std::size_t bytes) {
     const std::size_t capacity = (bytes + kAlignment - 1) / kAlignment * kAlignment;
     const std::uint64_t live = reserve(bytes, capacity);
     void* ptr = allocate_large(bytes, capacity);
-    {
-      std::lock_guard lock(g_heap_mutex);
-      g_large.allocations.add(1);
-      g_large.bytes_total.add(capacity);
-      g_large.live[class_index(capacity)].add(1);
-      g_large.kept_bytes.set(g_heap.kept_bytes());
-    }
     raise_peak(live);
     return {ptr, capacity};
   }
