@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -121,6 +122,23 @@ TEST(MemoryAllocator, TrimEmptiesThePool) {
   const Block block = allocate(50000);
   EXPECT_EQ(stats().pool_hits, trimmed.pool_hits);
   release(block);
+}
+
+// trim() hands back the pages of a free block even when a live block keeps
+// its mapping: the pool then counts nothing, and the live block is intact.
+TEST(MemoryAllocator, TrimReturnsTheFreePagesBesideALiveBlock) {
+  trim();
+  const Block live = allocate(std::size_t{1} << 20);
+  const Block freed = allocate(std::size_t{4} << 20);
+  std::memset(live.ptr, 0x5a, live.bytes);
+  std::memset(freed.ptr, 0xa5, freed.bytes);
+  release(freed);
+  ASSERT_GE(stats().pooled_bytes, freed.bytes);
+  trim();
+  EXPECT_EQ(stats().pooled_bytes, 0u);
+  const auto* bytes = static_cast<const unsigned char*>(live.ptr);
+  EXPECT_TRUE(std::all_of(bytes, bytes + live.bytes, [](unsigned char b) { return b == 0x5a; }));
+  release(live);
 }
 
 TEST(MemoryAllocator, ReleasingNullIsANoOp) {
