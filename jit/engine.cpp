@@ -123,59 +123,99 @@ void Engine::run(trace::Segment& segment) {
   std::int32_t skip_group = -1;  // the group whose nodes its compiled kernel ran
   std::int32_t timed_group = -1;  // the group being run op by op, timed for feedback
   std::chrono::steady_clock::time_point group_start;
+  // Nodes a group's run_first ran ahead of their place (allocated on first use).
+  std::vector<bool> ran_early;
   // A failing node taints its output and whatever depends on it; the rest
   // of the segment still runs, so that unrelated tensors stay readable.
   Taint taint(segment);
+
+  // Group g's compiled code over all its nodes; false: run them op by op.
+  auto run_group = [&](std::int32_t g) {
+    const FusedGroup& group = jit->groups[g];
+    if (residency)
+      for (std::uint32_t j : group.nodes) before_write(segment, segment.nodes[j]);
+    const std::int64_t group_ns = recipes ? profiler::now_ns() : 0;
+    bool compiled = false;
+    try {
+      compiled = run_fused(segment, group, *jit->kernels[g], start_ns);
+    } catch (...) {
+      // An output could not be allocated: run op by op, where a node that
+      // fails says why and taints only what depends on it.
+    }
+    if (compiled) {
+      any_compiled = true;
+      if (residency) {
+        const std::int64_t per_node =
+            recipes ? (profiler::now_ns() - group_ns) / static_cast<std::int64_t>(group.nodes.size()) : 0;
+        for (std::uint32_t j : group.nodes) note_written(segment, recipes, j, group.nodes.back(), per_node);
+      }
+    }
+    return compiled;
+  };
+  // Node i on tier 0.
+  auto run_node = [&](std::uint32_t i) {
+    const trace::Node& node = segment.nodes[i];
+    if (taint.reads_tainted(node)) {
+      taint.mark(node.out.value);
+      return;
+    }
+    try {
+      if (residency) before_write(segment, node);
+      const std::int64_t node_ns = recipes ? profiler::now_ns() : 0;
+      {
+        BoundNode bound(segment, node, residency);
+        kernels::kernel_for(node.op)(bound.call());
+        bound.finish();
+      }
+      if (residency) note_written(segment, recipes, i, i, recipes ? profiler::now_ns() - node_ns : 0);
+    } catch (...) {
+      taint.fail(std::current_exception());
+      taint.mark(node.out.value);
+    }
+  };
+  // A group's run_first, ahead of its matmul: their groups whole (compiled,
+  // or op by op), the other nodes on tier 0.
+  auto run_ahead = [&](const std::vector<std::uint32_t>& nodes) {
+    if (ran_early.empty()) ran_early.assign(segment.nodes.size(), false);
+    std::chrono::steady_clock::time_point ahead_start;
+    for (std::uint32_t j : nodes) {
+      if (ran_early[j]) continue;
+      const std::int32_t h = jit->group_of[j];
+      if (h >= 0 && j == jit->groups[h].nodes.front()) {
+        if (run_group(h)) {
+          for (std::uint32_t k : jit->groups[h].nodes) ran_early[k] = true;
+          continue;
+        }
+        ahead_start = std::chrono::steady_clock::now();
+      }
+      run_node(j);
+      ran_early[j] = true;
+      if (h >= 0 && j == jit->groups[h].nodes.back())
+        note_interpreted(*jit->kernels[h], since(ahead_start), jit->groups[h].spec.numel(), true, start_ns);
+    }
+  };
+
   for (std::uint32_t i = 0; i < segment.nodes.size(); ++i) {
     if (!plan.needed[i]) continue;
     const std::int32_t g = fused ? jit->group_of[i] : -1;
-    if (g >= 0 && i == jit->groups[g].nodes.front() && !taint.any()) {
-      bool compiled = false;
-      if (residency)
-        for (std::uint32_t j : jit->groups[g].nodes) before_write(segment, segment.nodes[j]);
-      const std::int64_t group_ns = recipes ? profiler::now_ns() : 0;
-      try {
-        compiled = run_fused(segment, jit->groups[g], *jit->kernels[g], start_ns);
-      } catch (...) {
-        // An output could not be allocated: run op by op, where a node that
-        // fails says why and taints only what depends on it.
-      }
-      if (compiled) {
-        skip_group = g;
-        any_compiled = true;
-        if (residency) {
-          const std::vector<std::uint32_t>& nodes = jit->groups[g].nodes;
-          const std::int64_t per_node =
-              recipes ? (profiler::now_ns() - group_ns) / static_cast<std::int64_t>(nodes.size()) : 0;
-          for (std::uint32_t j : nodes) note_written(segment, recipes, j, nodes.back(), per_node);
-        }
-      } else {
-        timed_group = g;
-        group_start = std::chrono::steady_clock::now();
-      }
-    }
-    if (g < 0 || g != skip_group) {
-      const trace::Node& node = segment.nodes[i];
-      if (taint.reads_tainted(node)) {
-        taint.mark(node.out.value);
-      } else {
-        try {
-          if (residency) before_write(segment, node);
-          const std::int64_t node_ns = recipes ? profiler::now_ns() : 0;
-          {
-            BoundNode bound(segment, node, residency);
-            kernels::kernel_for(node.op)(bound.call());
-            bound.finish();
-          }
-          if (residency) note_written(segment, recipes, i, i, recipes ? profiler::now_ns() - node_ns : 0);
-        } catch (...) {
-          taint.fail(std::current_exception());
-          taint.mark(node.out.value);
+    if (!ran_early.empty() && ran_early[i]) {
+      // Run ahead of its place by a later group's matmul.
+    } else {
+      if (g >= 0 && i == jit->groups[g].nodes.front() && !taint.any()) {
+        if (!jit->groups[g].run_first.empty()) run_ahead(jit->groups[g].run_first);
+        if (!taint.any() && run_group(g)) {
+          skip_group = g;
+        } else {
+          timed_group = g;
+          group_start = std::chrono::steady_clock::now();
         }
       }
-      if (g >= 0 && g == timed_group && i == jit->groups[g].nodes.back())
-        note_interpreted(*jit->kernels[g], since(group_start), jit->groups[g].spec.numel(), !jit->groups[g].matmul,
-                         start_ns);
+      if (g < 0 || g != skip_group) {
+        run_node(i);
+        if (g >= 0 && g == timed_group && i == jit->groups[g].nodes.back())
+          note_interpreted(*jit->kernels[g], since(group_start), jit->groups[g].spec.numel(), !jit->groups[g].matmul,
+                           start_ns);
+      }
     }
     for (; release != plan.releases.end() && release->node == i; ++release) intermediates.release(release->value);
   }

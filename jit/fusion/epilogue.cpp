@@ -59,31 +59,70 @@ std::shared_ptr<MatmulHead> head_for(const trace::Segment& segment, std::uint32_
   return head;
 }
 
+// At most this many needed nodes between a matmul and the group that reads
+// its product may run before the matmul (batch norm's per-channel factors
+// in eval mode are two: rsqrt(running_var + eps)).
+constexpr std::size_t kHoistLimit = 8;
+
+bool reads_value(const trace::Node& node, std::uint32_t value) {
+  for (int k = 0; k < node.arity; ++k)
+    if (!node.in[k].is_scalar() && node.in[k].value == value) return true;
+  return false;
+}
+
+// Can `between` (needed nodes after the matmul `mm`, ascending) run before
+// it? None may be a matmul, read what the matmul writes, or write what it
+// reads or writes (values are storages, so views alias through them), and
+// each one's group must lie among them, to run whole.
+bool can_run_before(const trace::Segment& segment, std::uint32_t mm, const std::vector<std::uint32_t>& between,
+                    const std::vector<std::int32_t>& group_of, const std::vector<FusedGroup>& groups) {
+  const trace::Node& matmul = segment.nodes[mm];
+  for (std::uint32_t i : between) {
+    const trace::Node& node = segment.nodes[i];
+    if (node.op == trace::OpId::MatMul || reads_value(node, matmul.out.value)) return false;
+    if (node.out.value == matmul.out.value || reads_value(matmul, node.out.value)) return false;
+    if (const std::int32_t g = group_of[i]; g >= 0) {
+      const std::vector<std::uint32_t>& nodes = groups[static_cast<std::size_t>(g)].nodes;
+      if (nodes.front() < between.front() || nodes.back() > between.back()) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 void fuse_matmul_epilogues(const trace::Segment& segment, const std::vector<bool>& needed,
                            std::vector<FusedGroup>& groups) {
   std::vector<std::uint32_t> last_touch(segment.values.size(), 0);
-  std::vector<std::int64_t> previous_needed(segment.nodes.size(), -1);
-  std::int64_t previous = -1;
+  std::vector<std::uint32_t> needed_nodes;
+  std::vector<std::int64_t> position(segment.nodes.size(), -1);  // in needed_nodes
   for (std::uint32_t i = 0; i < segment.nodes.size(); ++i) {
     if (!needed[i]) continue;
-    previous_needed[i] = previous;
-    previous = i;
+    position[i] = static_cast<std::int64_t>(needed_nodes.size());
+    needed_nodes.push_back(i);
     const trace::Node& node = segment.nodes[i];
     for (int k = 0; k < node.arity; ++k)
       if (!node.in[k].is_scalar()) last_touch[node.in[k].value] = i;
     last_touch[node.out.value] = i;
   }
+  std::vector<std::int32_t> group_of(segment.nodes.size(), -1);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::uint32_t i : groups[g].nodes) group_of[i] = static_cast<std::int32_t>(g);
   for (FusedGroup& group : groups) {
-    const std::int64_t mm = previous_needed[group.nodes.front()];
-    if (mm < 0 || !is_float_matmul(segment.nodes[mm])) continue;
-    const auto index = static_cast<std::uint32_t>(mm);
+    // The nearest needed matmul before the group, and the needed nodes between.
+    std::int64_t p = position[group.nodes.front()] - 1;
+    std::vector<std::uint32_t> between;
+    while (p >= 0 && between.size() <= kHoistLimit && !is_float_matmul(segment.nodes[needed_nodes[p]]))
+      between.insert(between.begin(), needed_nodes[p--]);
+    if (p < 0 || between.size() > kHoistLimit) continue;
+    const std::uint32_t index = needed_nodes[p];
+    if (!between.empty() && !can_run_before(segment, index, between, group_of, groups)) continue;
     auto head = head_for(segment, index, group, last_touch[segment.nodes[index].out.value]);
     if (!head) continue;
     group.same_view.push_back({group.inputs[head->product_input], {index, -1}});
     group.nodes.insert(group.nodes.begin(), index);
     group.matmul = std::move(head);
+    group.run_first = std::move(between);
   }
 }
 

@@ -30,7 +30,10 @@ struct MatmulHead {
 /// Makes each float32/float64 MatMul node that is the needed node right
 /// before a group, and whose product that group reads once in the order it
 /// was written (the same view, or a row-major reshape of a row-major
-/// product), that group's head.
+/// product), that group's head. Up to a few needed nodes may sit between
+/// when none depends on the matmul or touches what it reads or writes
+/// (batch norm's per-channel factors after a convolution, in eval mode):
+/// they become the group's `run_first`.
 void fuse_matmul_epilogues(const trace::Segment& segment, const std::vector<bool>& needed,
                            std::vector<FusedGroup>& groups);
 

@@ -51,6 +51,11 @@ struct FusedGroup {
   /// Set when a matmul (nodes.front()) computes what the spec reads as its
   /// product input: the spec is then its epilogue.
   std::shared_ptr<const MatmulHead> matmul;
+  /// With `matmul`: the needed nodes recorded between the matmul and the
+  /// epilogue's first node (ascending), which depend on neither; the engine
+  /// runs them (their own groups whole) before the matmul, so that the
+  /// epilogue finds their values (epilogue.cpp).
+  std::vector<std::uint32_t> run_first;
   /// Set (by the JIT, when it plans) for a tunable kernel worth reporting.
   std::shared_ptr<const TunableKernel> tunable;
 };

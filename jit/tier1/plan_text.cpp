@@ -25,6 +25,11 @@ profiler::KeyPlan describe_plan(const trace::Segment& segment, const SegmentJit&
   for (std::size_t g = 0; g < s.kernels.size(); ++g) {
     plan.kernels.push_back(s.kernels[g]->key);
     out << "group " << g << ": kernel " << profiler::hex_key(s.kernels[g]->key) << "\n";
+    if (const std::vector<std::uint32_t>& ahead = s.groups[g].run_first; !ahead.empty()) {
+      out << "    (ops";
+      for (std::uint32_t i : ahead) out << " " << i;
+      out << " run before its matmul: they depend on neither)\n";
+    }
     std::istringstream spec(s.kernels[g]->spec.to_string());
     for (std::string line; std::getline(spec, line);) out << "    " << line << "\n";
   }

@@ -227,17 +227,23 @@ TEST(MatmulEpilogue, TransposedReadOfTheProductIsNotFused) {
          0});
 }
 
-// relu(conv2d(x, w, b)), stride 1, no padding, by loops.
-Ref conv2d_relu(const Ref& x, const Ref& w, const Ref& b) {
+// f(out channel, conv2d(x, w) at an element), stride 1, no padding, by loops.
+template <class F>
+Ref conv2d_then(const Ref& x, const Ref& w, F f) {
   const std::int64_t n = x.shape[0], c = x.shape[1], o = w.shape[0], kh = w.shape[2], kw = w.shape[3];
   const std::int64_t oh = x.shape[2] - kh + 1, ow = x.shape[3] - kw + 1;
   return kref::build({n, o, oh, ow}, [&](const Shape& i) {
-    double s = b.v[i[1]];
+    double s = 0;
     for (std::int64_t ch = 0; ch < c; ++ch)
       for (std::int64_t a = 0; a < kh; ++a)
         for (std::int64_t e = 0; e < kw; ++e) s += x.at({i[0], ch, i[2] + a, i[3] + e}) * w.at({i[1], ch, a, e});
-    return std::max(s, 0.0);
+    return f(i[1], s);
   });
+}
+
+// relu(conv2d(x, w, b)).
+Ref conv2d_relu(const Ref& x, const Ref& w, const Ref& b) {
+  return conv2d_then(x, w, [&](std::int64_t o, double s) { return std::max(s + b.v[o], 0.0); });
 }
 
 // A convolution is a product of the weight and the input's windows,
@@ -257,6 +263,48 @@ TEST(MatmulEpilogue, ConvolutionBiasAndActivation) {
     check({[=] { return std::vector<Tensor>{kiln::relu(kiln::conv2d(x, w, b))}; },
            [=] { return std::vector<Ref>{conv2d_relu(kref::of(x), kref::of(w), kref::of(b))}; }, p.fused_units});
   }
+}
+
+// Batch norm in eval mode after a convolution: its per-channel factor
+// rsqrt(running_var + eps) is recorded between the product and the
+// normalization that reads it. It depends on neither, so it runs ahead of
+// the GEMM, and the normalization, scale, shift and ReLU are the product's
+// epilogue.
+TEST(MatmulEpilogue, BatchNormInEvalModeAfterAConvolution) {
+  Tensor x = input({2, 4, 12, 11}, 44), w = input({6, 4, 2, 3}, 45);
+  Tensor mean = input({6}, 46), gamma = input({6}, 47), beta = input({6}, 48);
+  Tensor var = kref::make(Ref({6}, {0.25, 0.5, 1.0, 2.0, 4.0, 0.75}), kiln::kFloat32);
+  constexpr double kEps = 1e-5;
+  check({[=] {
+           return std::vector<Tensor>{
+               kiln::relu(kiln::batch_norm(kiln::conv2d(x, w), gamma, beta, mean, var, false, 0.1, kEps, false))};
+         },
+         [=] {
+           const Ref m = kref::of(mean), v = kref::of(var), g = kref::of(gamma), b = kref::of(beta);
+           return std::vector<Ref>{conv2d_then(kref::of(x), kref::of(w), [&](std::int64_t o, double s) {
+             return std::max((s - m.v[o]) / std::sqrt(v.v[o] + kEps) * g.v[o] + b.v[o], 0.0);
+           })};
+         },
+         1});
+}
+
+// What runs ahead of a matmul must not touch what it reads: here the value
+// between the product and its consumer is written into the matmul's own
+// operand, so nothing may move ahead of the GEMM and no epilogue forms.
+TEST(MatmulEpilogue, ANodeWritingTheMatmulsOperandStaysInPlace) {
+  Tensor x0 = input({12, 9}, 49), w = input({9, 7}, 50), c = input({12, 7}, 51);
+  check({[=] {
+           Tensor x = x0.clone();
+           kiln::sync();
+           Tensor y = x.matmul(w);
+           x.mul_(2);
+           return std::vector<Tensor>{(y + c).relu(), x};
+         },
+         [=] {
+           return std::vector<Ref>{relu(plus(kref::matmul(kref::of(x0), kref::of(w)), kref::of(c))),
+                                   kref::map(kref::of(x0), [](double v) { return 2 * v; })};
+         },
+         0});
 }
 
 // A softmax after the matmul is a row kernel (reductions range over rows,
