@@ -112,7 +112,15 @@ void trim_near_budget() {
   if (budget != 0 && g_live.load(std::memory_order_relaxed) + pooled_bytes() > budget) trim();
 }
 
-[[noreturn]] void system_out_of_memory(std::size_t request, std::size_t capacity) {
+// `attempt()` (a block, or nullptr when the system refuses), once more
+// after giving the pools back; near the budget the pools go first.
+template <class Attempt>
+void* from_the_system(std::size_t request, std::size_t capacity, Attempt attempt) {
+  trim_near_budget();
+  for (int tries = 0; tries < 2; ++tries) {
+    if (void* ptr = attempt()) return ptr;
+    trim();
+  }
   unreserve(capacity);
   out_of_memory(request, capacity,
                 cat("the system has no memory left (live ", format_bytes(g_live.load(std::memory_order_relaxed)),
@@ -121,15 +129,12 @@ void trim_near_budget() {
 
 /// Fresh memory from the system for a small block, for a reservation already made.
 void* allocate_fresh(std::size_t request, std::size_t capacity) {
-  trim_near_budget();
   // posix_memalign rather than aligned_alloc: C requires aligned_alloc's size
   // to be a multiple of the alignment (ASan enforces it).
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  return from_the_system(request, capacity, [&]() -> void* {
     void* ptr = nullptr;
-    if (posix_memalign(&ptr, kAlignment, capacity) == 0) return ptr;
-    trim();
-  }
-  system_out_of_memory(request, capacity);
+    return posix_memalign(&ptr, kAlignment, capacity) == 0 ? ptr : nullptr;
+  });
 }
 
 // Counts a block the heap handed out; requires g_heap_mutex.
@@ -150,18 +155,12 @@ void* allocate_large(std::size_t request, std::size_t capacity) {
       return ptr;
     }
   }
-  trim_near_budget();
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    {
-      std::lock_guard lock(g_heap_mutex);
-      if (void* ptr = g_heap.grow(capacity)) {
-        note_large_block(capacity, false);
-        return ptr;
-      }
-    }
-    trim();
-  }
-  system_out_of_memory(request, capacity);
+  return from_the_system(request, capacity, [&]() -> void* {
+    std::lock_guard lock(g_heap_mutex);
+    void* ptr = g_heap.grow(capacity);
+    if (ptr != nullptr) note_large_block(capacity, false);
+    return ptr;
+  });
 }
 
 void raise_peak(std::uint64_t live) noexcept {

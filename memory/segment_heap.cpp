@@ -21,7 +21,6 @@ struct alignas(64) SegmentHeap::Header {
   std::size_t bytes = 0;  // payload, a multiple of 64
   std::size_t clean = 0;  // free: payload bytes at its end known to hold no memory (never written, or returned)
   bool free = false;
-  bool binned = false;  // free and in a bin (a free block under 64 bytes is in none)
 };
 static_assert(sizeof(SegmentHeap::Header) == SegmentHeap::kHeaderBytes);
 
@@ -58,6 +57,10 @@ void set_free(void* from, std::size_t bytes, bool free) noexcept {
   (void)from, (void)bytes, (void)free;
 #endif
 }
+
+// A free block of no payload (a header between two cuts) waits in no bin
+// for a neighbour to merge with.
+bool binned(const Header* block) noexcept { return block->bytes >= SegmentHeap::kHeaderBytes; }
 
 // The bin of a free block: the largest class it covers whole.
 std::size_t bin_of(std::size_t bytes) noexcept {
@@ -104,8 +107,7 @@ void SegmentHeap::link(Header* block) noexcept {
   block->free = true;
   free_bytes_ += block->bytes;
   clean_bytes_ += block->clean;
-  block->binned = block->bytes >= kHeaderBytes;
-  if (!block->binned) return;
+  if (!binned(block)) return;
   const std::size_t bin = bin_of(block->bytes);
   block->prev_free = nullptr;
   block->next_free = bins_[bin];
@@ -118,7 +120,7 @@ void SegmentHeap::unlink(Header* block) noexcept {
   block->free = false;
   free_bytes_ -= block->bytes;
   clean_bytes_ -= block->clean;
-  if (!block->binned) return;
+  if (!binned(block)) return;
   const std::size_t bin = bin_of(block->bytes);
   if (block->prev_free != nullptr) {
     block->prev_free->next_free = block->next_free;
@@ -127,7 +129,6 @@ void SegmentHeap::unlink(Header* block) noexcept {
     if (bins_[bin] == nullptr) nonempty_[bin / 64] &= ~(std::uint64_t{1} << (bin % 64));
   }
   if (block->next_free != nullptr) block->next_free->prev_free = block->prev_free;
-  block->binned = false;
 }
 
 // `block` is unlinked; its first `bytes` become the caller's, the rest a free block.
@@ -137,7 +138,7 @@ void* SegmentHeap::cut(Header* block, std::size_t bytes) noexcept {
     auto* tail = reinterpret_cast<Header*>(payload(block) + bytes);
     set_free(tail, kHeaderBytes, false);
     new (tail) Header{block,         block->after, nullptr, nullptr, rest - kHeaderBytes,
-                      std::min(block->clean, rest - kHeaderBytes), false, false};
+                      std::min(block->clean, rest - kHeaderBytes), false};
     if (block->after != nullptr) block->after->before = tail;
     block->after = tail;
     block->bytes = bytes;
@@ -191,11 +192,10 @@ void* SegmentHeap::grow(std::size_t bytes) noexcept {
   return cut(block, bytes);
 }
 
-std::size_t SegmentHeap::give_back(void* ptr) noexcept {
+void SegmentHeap::give_back(void* ptr) noexcept {
   Header* block = header_of(ptr);
-  const std::size_t capacity = block->bytes;
   block->clean = 0;
-  set_free(ptr, capacity, true);
+  set_free(ptr, block->bytes, true);
   if (Header* next = block->after; next != nullptr && next->free) {
     unlink(next);
     absorb(block, next);
@@ -206,7 +206,6 @@ std::size_t SegmentHeap::give_back(void* ptr) noexcept {
     block = previous;
   }
   link(block);
-  return capacity;
 }
 
 std::size_t SegmentHeap::capacity(const void* ptr) noexcept { return header_of(ptr)->bytes; }

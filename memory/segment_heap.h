@@ -55,9 +55,8 @@ class SegmentHeap {
   /// nullptr when the system refuses the mapping.
   void* grow(std::size_t bytes) noexcept;
 
-  /// Frees a block from take() or grow(), merging it with free neighbours;
-  /// returns its capacity.
-  std::size_t give_back(void* ptr) noexcept;
+  /// Frees a block from take() or grow(), merging it with free neighbours.
+  void give_back(void* ptr) noexcept;
 
   /// The capacity of a live block from take() or grow().
   static std::size_t capacity(const void* ptr) noexcept;
