@@ -203,7 +203,7 @@ void register_all() {
   add_rows(layer_norm(), both, benchmark::kMillisecond);
   add_rows(mlp(1), both, benchmark::kMicrosecond);
   add_rows(mlp(128), both, benchmark::kMicrosecond);
-  for (const std::vector<std::int64_t>& layer : {std::vector<std::int64_t>{32, 512, 512}, {128, 784, 512},
+  for (const std::vector<std::int64_t>& layer : {std::vector<std::int64_t>{8, 512, 512}, {32, 512, 512}, {128, 784, 512},
                                                   {1024, 512, 512}, {256, 3072, 768}})
     add_rows(mlp(layer[0], {layer[1], layer[2]}), both, benchmark::kMicrosecond);
 }

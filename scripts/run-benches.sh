@@ -53,7 +53,7 @@ for v in "${unset_vars[@]}"; do unset_args+=(-u "$v"); done
 # input gradient (dy · w: matmul 128x512x784).
 tune_targets=(matmul 256x256x256 matmul 512x512x512 matmul 1024x1024x1024 matmul 2048x2048x2048
               matmul 128x512x512 linear 1x784x512 linear 1x512x512 linear 128x784x512 linear 128x512x512
-              linear 32x512x512 linear 1024x512x512 linear 256x3072x768
+              linear 8x512x512 linear 32x512x512 linear 1024x512x512 linear 256x3072x768
               matmul 128x512x784 matmul_tn 512x128x784 matmul_tn 512x128x512)
 mkdir -p "$out/tuning"
 settings+=(KILN_TUNING_DB="$out/tuning/db.json")

@@ -88,8 +88,8 @@ TEST(GemmConfig, EveryTunableChoiceGivesTheExactProduct) {
 }
 
 TEST(GemmConfig, HeuristicTakesTheFewRowsPathOnlyForAHandfulOfRows) {
-  EXPECT_TRUE(default_gemm_config({4, true, false, 8, 512, 512}).few_rows);
-  EXPECT_FALSE(default_gemm_config({4, true, false, 9, 512, 512}).few_rows);
+  EXPECT_TRUE(default_gemm_config({4, true, false, kFewRows, 512, 512}).few_rows);
+  EXPECT_FALSE(default_gemm_config({4, true, false, kFewRows + 1, 512, 512}).few_rows);
   // The tuner offers the choice up to kFewRowsTunable rows, and not past it.
   auto offers_few_rows = [](std::int64_t m) {
     const kiln::autotune::ConfigSpace space = gemm_space({4, true, false, m, 512, 512});

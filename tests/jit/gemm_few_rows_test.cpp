@@ -51,8 +51,10 @@ TEST(GemmFewRows, BothLayoutsEveryVariantAgainstAPlainLoop) {
   if (__builtin_cpu_supports("avx512f")) variants.push_back(GemmVariant::Avx512);
   for (GemmVariant v : variants) {
     set_gemm_variant(v);
-    for (std::int64_t m : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, kFewRows, kFewRows + 1})
-      for (std::int64_t n : {1, 5, 64, 300})
+    // 1-7 rows: every size of the last block of rows (blocks of 4).
+    for (std::int64_t m : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{5}, std::int64_t{6},
+                           std::int64_t{7}, kFewRows, kFewRows + 1})
+      for (std::int64_t n : {1, 5, 64, 300, 1100})
         for (std::int64_t k : {1, 7, 33, 784})
           for (bool b_transposed : {true, false}) {
             SCOPED_TRACE(testing::Message() << "variant " << int(v) << " m " << m << " n " << n << " k " << k

@@ -13,6 +13,7 @@
 #include <kiln/error.h>
 
 #include "jit/kernels/gemm.h"
+#include "jit/kernels/gemm_few_rows.h"
 #include "jit/kernels/gemm_tile.h"
 #include "jit/threads.h"
 #include "jit/tier1/compile_queue.h"
@@ -177,11 +178,11 @@ TEST(GemmTile, TheHeuristicTakesAFourRowTileWhereSixRowsWouldPadMost) {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2";
   const VariantGuard guard(GemmVariant::Avx2);
   auto tile = [](std::int64_t m) { return default_gemm_config({4, true, false, m, 512, 512}).tile; };
-  EXPECT_EQ(tile(16), tile_code(4, 2));  // 18 rows padded with 6-row panels
+  EXPECT_EQ(tile(20), tile_code(4, 2));  // 24 rows padded with 6-row panels
   EXPECT_EQ(tile(32), tile_code(4, 2));  // 36
   EXPECT_EQ(tile(24), 0);                // 6 divides it
   EXPECT_EQ(tile(128), 0);               // 132 against 128 / 0.96
-  EXPECT_EQ(tile(8), 0);                 // the few-rows path
+  EXPECT_EQ(tile(kFewRows), 0);          // the few-rows path
 }
 
 TEST(GemmTile, AReadyTileIsCompiledInTheBackgroundOnlyWhileTheJitIsOn) {
