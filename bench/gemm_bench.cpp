@@ -7,7 +7,8 @@
 //   sgemm_<N>/t<T>/kiln_tier0|kiln_tier1|torch_mm|openblas
 //                                     C = A B, N x N float32 row-major, N = 256 ... 2048
 //
-// Run with OPENBLAS_CORETYPE unset: `OPENBLAS_CORETYPE=Haswell` (set on
+// kiln's rows pack B on every call, as the peers do (the cache of packed
+// weights is off here). Run with OPENBLAS_CORETYPE unset: `OPENBLAS_CORETYPE=Haswell` (set on
 // some machines) halves OpenBLAS's sgemm here; the program warns if it is set.
 #include <benchmark/benchmark.h>
 
@@ -168,6 +169,10 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("torch", torch_peer::describe());
   benchmark::AddCustomContext("fma_isa", isa().name);
   g_peer_threads = torch_peer::set_threads;  // LibTorch's and OpenBLAS's
+  // B is the same matrix every call: kiln would keep it packed
+  // (KILN_PREPACK_MAX_BYTES) where the peers pack it each time. These rows
+  // time the whole product, as the peers do it.
+  kiln::set_prepack_max_bytes(0);
   register_all();
   return workload_main(argc, argv);
 }

@@ -28,8 +28,11 @@ namespace {
 
 constexpr int kGeluOps = 9;  // 6 multiplies, 2 adds, 1 tanh (gelu_variants.h)
 
+// Computed now, so that no call times it. Not through data_ptr(): a tensor
+// whose pointer was handed out may change behind kiln, and so a weight
+// could no longer stay packed between products as it does in inference.
 kiln::Tensor materialized(kiln::Tensor t) {
-  t.data_ptr<float>();
+  kiln::sync();
   return t;
 }
 

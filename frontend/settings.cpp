@@ -4,6 +4,7 @@
 #include <kiln/memory/memory.h>
 #include <kiln/settings.h>
 
+#include "jit/kernels/gemm_prepacked.h"
 #include "jit/threads.h"
 #include "jit/tier1/disk_cache.h"
 #include "jit/tuning/tuning_store.h"
@@ -38,6 +39,9 @@ std::string cache_dir() { return jit::disk_cache_dir(); }
 
 void set_cache_max_bytes(std::uint64_t bytes) { jit::set_disk_cache_limit(bytes); }
 std::uint64_t cache_max_bytes() { return jit::disk_cache_limit(); }
+
+void set_prepack_max_bytes(std::uint64_t bytes) { jit::kernels::set_prepack_limit(bytes); }
+std::uint64_t prepack_max_bytes() { return jit::kernels::prepack_limit(); }
 
 void set_profiling(bool on) { profiler::set_enabled(on); }
 bool profiling() { return profiler::enabled(); }

@@ -47,17 +47,6 @@ std::optional<ScalarType> kernel_output_dtype(const trace::Node& node) {
   }
 }
 
-TensorArg resolve(trace::Segment& segment, const trace::Operand& operand) {
-  trace::Storage& storage = *segment.values[operand.value].storage;
-  const std::int64_t size = static_cast<std::int64_t>(element_size(operand.dtype));
-  KILN_CHECK(static_cast<std::size_t>(operand.geo.extent() * size) <= storage.nbytes(), "view ",
-             trace::shape_str(operand.geo.shape()), " at offset ", operand.geo.offset, " exceeds its storage of ",
-             storage.nbytes(), " bytes");
-  TensorArg arg{static_cast<char*>(storage.data()) + operand.geo.offset * size, operand.dtype, operand.geo};
-  arg.geo.offset = 0;
-  return arg;
-}
-
 // Byte range [begin, end) of the storage an operand can touch.
 std::pair<std::int64_t, std::int64_t> byte_span(const trace::Operand& operand) {
   const std::int64_t size = static_cast<std::int64_t>(element_size(operand.dtype));
@@ -77,6 +66,25 @@ bool reads_overwritten_memory(const trace::Segment& segment, const trace::Node& 
 }
 
 }  // namespace
+
+TensorArg resolve(trace::Segment& segment, const trace::Operand& operand) {
+  trace::Storage& storage = *segment.values[operand.value].storage;
+  const std::int64_t size = static_cast<std::int64_t>(element_size(operand.dtype));
+  KILN_CHECK(static_cast<std::size_t>(operand.geo.extent() * size) <= storage.nbytes(), "view ",
+             trace::shape_str(operand.geo.shape()), " at offset ", operand.geo.offset, " exceeds its storage of ",
+             storage.nbytes(), " bytes");
+  TensorArg arg{static_cast<char*>(storage.data()) + operand.geo.offset * size, operand.dtype, operand.geo};
+  arg.geo.offset = 0;
+  return arg;
+}
+
+kernels::ContentTag content_of(const trace::Segment& segment, const trace::Operand& operand) {
+  const trace::Storage& storage = *segment.values[operand.value].storage;
+  if (!storage.content_known()) return {};
+  for (const trace::Node& node : segment.nodes)
+    if (node.out.value == operand.value) return {};
+  return {storage.serial(), storage.writes(), operand.geo.offset};
+}
 
 BoundNode::BoundNode(trace::Segment& segment, const trace::Node& node, bool pin) {
   if (pin) {
@@ -99,6 +107,7 @@ BoundNode::BoundNode(trace::Segment& segment, const trace::Node& node, bool pin)
       continue;
     }
     call_.in[k] = resolve(segment, operand);
+    if (k == 1 && node.op == trace::OpId::MatMul) call_.content[k] = content_of(segment, operand);
     const bool convert = dtype && *dtype != operand.dtype;
     if (convert || (!output_staged_ && reads_overwritten_memory(segment, node, k)))
       call_.in[k] = stage(call_.in[k], dtype.value_or(operand.dtype));

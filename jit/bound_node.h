@@ -28,6 +28,16 @@
 
 namespace kiln::jit {
 
+/// `operand` of `segment` in memory (allocating its storage if need be):
+/// its data points at the view's first element, so geo.offset is 0.
+kernels::TensorArg resolve(trace::Segment& segment, const trace::Operand& operand);
+
+/// What `operand`'s bytes hold (kernels::ContentTag): unknown when they may
+/// change behind kiln, or when a node of `segment` writes their storage --
+/// its writes were counted before the segment began, so the count cannot
+/// tell the bytes before such a node from those after it.
+kernels::ContentTag content_of(const trace::Segment& segment, const trace::Operand& operand);
+
 class BoundNode {
  public:
   BoundNode(trace::Segment& segment, const trace::Node& node, bool pin);

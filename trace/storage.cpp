@@ -85,8 +85,18 @@ void empty_graveyard() {
 
 void set_rematerializer(Rematerializer fn) { g_rematerializer.store(fn); }
 
+namespace {
+// Serials start at 1: 0 means "no storage" to the caches keyed by them.
+std::uint64_t next_serial() {
+  static std::atomic<std::uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+}  // namespace
+
+Storage::Storage(std::size_t nbytes) : nbytes_(nbytes), serial_(next_serial()) {}
+
 Storage::Storage(void* data, std::size_t nbytes, std::function<void(void*)> deleter)
-    : nbytes_(nbytes), data_(data), deleter_(std::move(deleter)), borrowed_(true) {}
+    : nbytes_(nbytes), data_(data), deleter_(std::move(deleter)), borrowed_(true), serial_(next_serial()) {}
 
 Storage::~Storage() {
   // A recipe may be reading this storage under the lock (its flags, its

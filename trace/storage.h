@@ -44,7 +44,7 @@ using RecipePtr = std::unique_ptr<Recipe, RecipeDeleter>;
 class Storage final : public memory::Resident {
  public:
   /// An unallocated storage of `nbytes`; memory is taken at first write or read.
-  explicit Storage(std::size_t nbytes) : nbytes_(nbytes) {}
+  explicit Storage(std::size_t nbytes);
   /// Borrowed memory (from_blob): never freed by kiln; `deleter`, if any, runs when the storage dies.
   Storage(void* data, std::size_t nbytes, std::function<void(void*)> deleter);
   ~Storage();
@@ -125,6 +125,20 @@ class Storage final : public memory::Resident {
   std::uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
 
+  /// What the bytes hold, for caches of what is derived from them (a
+  /// weight packed for the GEMM, jit/kernels/gemm_prepacked.h): a serial no
+  /// other storage has, and a count of the writes begun into it. Unlike
+  /// version(), counted when a write runs, not when it is recorded:
+  /// note_write() by each segment run that writes the storage (the engine's
+  /// and compiled programs' replays alike) and by each access for writing
+  /// from outside the trace (trace::prepare_access). Equal serial and
+  /// writes, equal bytes -- unless content_known() is false: memory lent by
+  /// from_blob, or whose data_ptr() was handed out, changes behind kiln.
+  std::uint64_t serial() const { return serial_; }
+  std::uint64_t writes() const { return writes_.load(std::memory_order_acquire); }
+  void note_write() { writes_.fetch_add(1, std::memory_order_acq_rel); }
+  bool content_known() const { return !borrowed_ && !pinned_forever_.load(std::memory_order_acquire); }
+
   /// Keeps a storage's bytes in memory (recomputing them if they were
   /// evicted) for the Pin's lifetime.
   class Pin {
@@ -182,6 +196,8 @@ class Storage final : public memory::Resident {
   bool borrowed_ = false;
   std::shared_ptr<const std::string> failure_;
   std::atomic<std::uint32_t> version_{0};
+  const std::uint64_t serial_;
+  std::atomic<std::uint64_t> writes_{0};
 
   // Residency. `pins_` and `state_` are the lock-free handshake; the rest is
   // under memory::residency_mutex().

@@ -243,6 +243,9 @@ void TraceBuffer::flush_locked(profiler::CutReason why, Segment* capture) {
 }
 
 void run_segment(Segment& seg) {
+  // Before any of it runs: a cache keyed by what a storage held
+  // (Storage::writes) stops matching it from here on.
+  for (const Node& node : seg.nodes) seg.values[node.out.value].storage->note_write();
   try {
     executor().run(seg);
   } catch (const SegmentFailure& failure) {
@@ -296,6 +299,7 @@ void prepare_access(Storage& s, bool for_write, profiler::CutReason why) {
   }
   if (const std::string* failure = s.failure())
     throw Error(detail::cat("[read] this tensor's value could not be computed: ", *failure));
+  if (for_write) s.note_write();
 }
 
 void flush_all(profiler::CutReason why) {

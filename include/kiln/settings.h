@@ -51,6 +51,13 @@ std::string cache_dir();
 void set_cache_max_bytes(std::uint64_t bytes);
 std::uint64_t cache_max_bytes();
 
+/// Memory kept for right operands of matrix products packed once and
+/// reused while no write changes them (a linear layer's weight in
+/// inference; KILN_PREPACK_MAX_BYTES, "1G"; 0 turns it off). Least
+/// recently used go first past it; nothing is kept under a memory budget.
+void set_prepack_max_bytes(std::uint64_t bytes);
+std::uint64_t prepack_max_bytes();
+
 /// Whether the profiler keeps per-key records, cut sites, call sites and
 /// events (KILN_PROFILE); the JIT's counters are kept either way.
 void set_profiling(bool on);

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "jit/kernels/content_tag.h"
+
 namespace kiln::jit::kernels {
 
 /// A strided matrix view; strides in elements, any value (0 for broadcast).
@@ -63,10 +65,12 @@ GemmConfig default_gemm_config(const GemmShape& shape);
 /// `epilogue` (if any) on each finished block. C must not overlap A or B.
 /// Uses the kernel threads when the product is large, and the tuned
 /// config of this shape if there is one (jit/tuning), else the heuristic.
+/// With `b_content` known, B packed by an earlier call with the same
+/// content and layout may be reused (gemm_prepacked.h).
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
-          MatrixRef<float> c, const GemmEpilogue* epilogue = nullptr);
+          MatrixRef<float> c, const GemmEpilogue* epilogue = nullptr, const ContentTag& b_content = {});
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
-          MatrixRef<double> c, const GemmEpilogue* epilogue = nullptr);
+          MatrixRef<double> c, const GemmEpilogue* epilogue = nullptr, const ContentTag& b_content = {});
 /// The same with an explicit config (how the tuner measures a candidate).
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
           MatrixRef<float> c, const GemmConfig& config, const GemmEpilogue* epilogue = nullptr);

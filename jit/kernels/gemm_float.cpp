@@ -16,6 +16,7 @@
 #include "jit/kernels/gemm_blocking.h"
 #include "jit/kernels/gemm_few_rows.h"
 #include "jit/kernels/gemm_pack.h"
+#include "jit/kernels/gemm_prepacked.h"
 #include "jit/kernels/gemm_tile.h"
 #include "jit/kernels/gemm_microkernel.h"
 #include "jit/kernels/parallel.h"
@@ -208,7 +209,7 @@ std::int64_t claim_units(std::int64_t panels) { return (panels + kClaimPanels - 
 
 template <class T>
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
-                 MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config) {
+                 MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config, const ContentTag& b_content) {
   const GemmIsa<T> isa = isa_for<T>(config);
   const GemmBlocking bl = blocking_for(config, isa.blocking, k);
   const bool parallel = m * n * k >= kGemmParallelWork;
@@ -226,10 +227,27 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
   const std::int64_t b_block_panels = (std::min(bl.nc, n) + bl.nr - 1) / bl.nr;
   const std::int64_t b_block_elems = (b_block_panels + 1) * bl.nr * kc_max;
   const std::int64_t b_block_units = claim_units(b_block_panels);
+  // All of B packed, depth block after depth block, when an earlier call
+  // read the same bytes (a weight): its panels are read, not packed again.
+  const std::int64_t depth_blocks = (k + bl.kc - 1) / bl.kc;
+  const std::shared_ptr<const Workspace> prepacked = prepacked_b(
+      {b_content, b.row_stride, b.col_stride, k, n, bl.kc, bl.nc, bl.nr, static_cast<int>(sizeof(T))},
+      static_cast<std::size_t>(depth_blocks * col_blocks * b_block_elems) * sizeof(T), [&](void* panels) {
+        parallel_ranges(depth_blocks * col_blocks, 1, [&](std::int64_t begin, std::int64_t end) {
+          for (std::int64_t unit = begin; unit < end; ++unit) {
+            const std::int64_t pc = unit / col_blocks * bl.kc, jc = unit % col_blocks * bl.nc;
+            const std::int64_t nc = std::min(bl.nc, n - jc);
+            pack_b(static_cast<T*>(panels) + unit * b_block_elems, pc, std::min(bl.kc, k - pc), jc, nc, 0,
+                   (nc + bl.nr - 1) / bl.nr);
+          }
+        });
+      });
+  const bool pack_b_here = !prepacked;
   Workspace a_pack(static_cast<std::size_t>((mc_max + bl.mr) * kc_max) * sizeof(T));
-  Workspace b_shared(config.shared_b ? static_cast<std::size_t>(col_blocks * b_block_elems) * sizeof(T) : 0);
+  Workspace b_shared(pack_b_here && config.shared_b ? static_cast<std::size_t>(col_blocks * b_block_elems) * sizeof(T)
+                                                    : 0);
   PackClaims a_claims(claim_units((mc_max + bl.mr - 1) / bl.mr));
-  PackClaims b_claims(config.shared_b ? col_blocks * b_block_units : 0);
+  PackClaims b_claims(pack_b_here && config.shared_b ? col_blocks * b_block_units : 0);
   for (std::int64_t pc = 0; pc < k; pc += bl.kc) {
     const std::int64_t kc = std::min(bl.kc, k - pc);
     b_claims.reset();
@@ -256,15 +274,18 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
                         std::min(a_panels, (unit + 1) * kClaimPanels));
           });
           const std::int64_t panels = (nc + bl.nr - 1) / bl.nr;
-          Workspace b_own(config.shared_b ? 0 : static_cast<std::size_t>((panels + 1) * bl.nr * kc) * sizeof(T));
-          T* const b_panels = config.shared_b ? b_shared.as<T>() + block * b_block_elems : b_own.as<T>();
-          if (config.shared_b)
+          const bool own_b = pack_b_here && !config.shared_b;
+          Workspace b_own(own_b ? static_cast<std::size_t>((panels + 1) * bl.nr * kc) * sizeof(T) : 0);
+          T* const b_panels = !pack_b_here ? prepacked->as<T>() + (pc / bl.kc * col_blocks + block) * b_block_elems
+                              : own_b      ? b_own.as<T>()
+                                           : b_shared.as<T>() + block * b_block_elems;
+          if (own_b)
+            pack_b(b_panels, pc, kc, jc, nc, 0, panels);
+          else if (pack_b_here)
             b_claims.ensure(block * b_block_units, block * b_block_units + claim_units(panels), [&](std::int64_t unit) {
               const std::int64_t local = unit - block * b_block_units;
               pack_b(b_panels, pc, kc, jc, nc, local * kClaimPanels, std::min(panels, (local + 1) * kClaimPanels));
             });
-          else
-            pack_b(b_panels, pc, kc, jc, nc, 0, panels);
           MacroTile<T> tile{a_pack.as<T>() + first * kc, b_panels, kc, rows, nc, &c.at(ic + first, jc),
                             c.row_stride, c.col_stride, pc > 0, bl.mr, bl.nr, isa.micro};
           if (!epilogue || pc + kc < k) {
@@ -289,7 +310,8 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
 
 template <class T>
 void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
-                MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config) {
+                MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config,
+                const ContentTag& b_content = {}) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (std::int64_t i = 0; i < m; ++i)
@@ -298,7 +320,7 @@ void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const 
     return;
   }
   if (config.few_rows && gemm_few_rows(m, n, k, a, b, c, epilogue, current_gemm_variant())) return;
-  gemm_packed(m, n, k, a, b, c, epilogue, config);
+  gemm_packed(m, n, k, a, b, c, epilogue, config, b_content);
 }
 
 template <class T>
@@ -310,7 +332,7 @@ GemmShape shape_of(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<con
 // reported to the profiler when the product is worth tuning.
 template <class T>
 void gemm_tuned(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
-                MatrixRef<T> c, const GemmEpilogue* epilogue) {
+                MatrixRef<T> c, const GemmEpilogue* epilogue, const ContentTag& b_content) {
   const GemmShape shape = shape_of(m, n, k, a, b);
   const std::string key = tuning::gemm_key(shape);
   const std::optional<tuning::TunedGemm> tuned = tuning::tuned_gemm_config(shape, key);
@@ -319,9 +341,9 @@ void gemm_tuned(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const 
   // until then the hand-written one, which rounds alike.
   if (!tuned && config.tile != 0 && !ready_gemm_tile(tile_spec<T>(current_gemm_variant(), config.tile)))
     config.tile = 0;
-  if (!tuning::reports_gemm_runs(shape)) return gemm_float(m, n, k, a, b, c, epilogue, config);
+  if (!tuning::reports_gemm_runs(shape)) return gemm_float(m, n, k, a, b, c, epilogue, config, b_content);
   const std::int64_t start = profiler::now_ns();
-  gemm_float(m, n, k, a, b, c, epilogue, config);
+  gemm_float(m, n, k, a, b, c, epilogue, config, b_content);
   tuning::note_gemm_run(shape, key, tuned ? tuned->source : "heuristic", profiler::now_ns() - start);
 }
 
@@ -353,12 +375,12 @@ GemmConfig default_gemm_config(const GemmShape& shape) {
 }
 
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
-          MatrixRef<float> c, const GemmEpilogue* epilogue) {
-  gemm_tuned(m, n, k, a, b, c, epilogue);
+          MatrixRef<float> c, const GemmEpilogue* epilogue, const ContentTag& b_content) {
+  gemm_tuned(m, n, k, a, b, c, epilogue, b_content);
 }
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a, MatrixRef<const double> b,
-          MatrixRef<double> c, const GemmEpilogue* epilogue) {
-  gemm_tuned(m, n, k, a, b, c, epilogue);
+          MatrixRef<double> c, const GemmEpilogue* epilogue, const ContentTag& b_content) {
+  gemm_tuned(m, n, k, a, b, c, epilogue, b_content);
 }
 void gemm(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a, MatrixRef<const float> b,
           MatrixRef<float> c, const GemmConfig& config, const GemmEpilogue* epilogue) {

@@ -20,6 +20,7 @@
 
 #include <kiln/dtype.h>
 
+#include "jit/kernels/content_tag.h"
 #include "trace/node.h"
 #include "trace/op.h"
 
@@ -39,6 +40,9 @@ struct KernelCall {
   const trace::Node* node = nullptr;
   TensorArg out;
   TensorArg in[trace::kMaxArity];
+  /// What the engine knows of in[k]'s bytes (jit/bound_node.h): known only
+  /// for a matmul's right operand, the one a GEMM may keep packed.
+  ContentTag content[trace::kMaxArity];
 };
 
 using KernelFn = void (*)(const KernelCall&);

@@ -31,7 +31,7 @@ struct BatchBlock {
 
 template <class T>
 void batched_matmul(const TensorArg& in_a, const TensorArg& in_b, const TensorArg& out,
-                    const MatmulEpilogue* epilogue) {
+                    const MatmulEpilogue* epilogue, const ContentTag& in_b_content) {
   const trace::Geometry &ga = in_a.geo, &gb = in_b.geo, &gc = out.geo;
   const int nd = gc.ndim;
   const std::int64_t m = gc.sizes[nd - 2], n = gc.sizes[nd - 1], k = ga.sizes[nd - 1];
@@ -65,7 +65,9 @@ void batched_matmul(const TensorArg& in_a, const TensorArg& in_b, const TensorAr
           // Coalescing kept row-major order, so `first + i` is the matrix's batch index.
           const BatchBlock block{epilogue, first + i};
           const GemmEpilogue per_matrix{&BatchBlock::call, &block};
-          gemm(m, n, k, ma, mb, mc, epilogue ? &per_matrix : nullptr);
+          ContentTag b_content = in_b_content;
+          b_content.offset += offsets[2] + i * batch.inner_stride(2);
+          gemm(m, n, k, ma, mb, mc, epilogue ? &per_matrix : nullptr, b_content);
         } else {
           gemm(m, n, k, ma, mb, mc);
         }
@@ -81,14 +83,14 @@ void batched_matmul(const TensorArg& in_a, const TensorArg& in_b, const TensorAr
 void MatMul(const KernelCall& c) {
   KILN_CHECK(c.out.geo.ndim >= 2, "matmul output has ", c.out.geo.ndim, " dims");
   visit_dtype<kNumericTypes>(c.out.dtype, "matmul",
-                             [&]<class T>() { batched_matmul<T>(c.in[0], c.in[1], c.out, nullptr); });
+                             [&]<class T>() { batched_matmul<T>(c.in[0], c.in[1], c.out, nullptr, c.content[1]); });
 }
 
-void matmul_float(const TensorArg& a, const TensorArg& b, const TensorArg& out,
-                  const MatmulEpilogue* epilogue) {
+void matmul_float(const TensorArg& a, const TensorArg& b, const TensorArg& out, const MatmulEpilogue* epilogue,
+                  const ContentTag& b_content) {
   KILN_CHECK(out.geo.ndim >= 2 && is_floating_point(out.dtype) && a.dtype == out.dtype && b.dtype == out.dtype,
              "matmul_float on ", a.dtype, " @ ", b.dtype, " -> ", out.dtype);
-  visit_dtype<kFloatTypes>(out.dtype, "matmul", [&]<class T>() { batched_matmul<T>(a, b, out, epilogue); });
+  visit_dtype<kFloatTypes>(out.dtype, "matmul", [&]<class T>() { batched_matmul<T>(a, b, out, epilogue, b_content); });
 }
 
 }  // namespace kiln::jit::kernels

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "jit/bound_node.h"
 #include "jit/fusion/epilogue.h"
 #include "jit/kernels/matmul.h"
 #include "jit/workspace.h"
@@ -32,13 +33,6 @@ const trace::Storage* storage_of(const trace::Segment& segment, const trace::Ope
   return segment.values[op.value].storage.get();
 }
 
-kernels::TensorArg in_memory(trace::Segment& segment, const trace::Operand& op) {
-  char* base = static_cast<char*>(segment.values[op.value].storage->data());
-  kernels::TensorArg arg{base + op.geo.offset * static_cast<std::int64_t>(element_size(op.dtype)), op.dtype, op.geo};
-  arg.geo.offset = 0;
-  return arg;
-}
-
 // May the raw product live in the memory of the output `ref` until the
 // kernel overwrites it? Not if anything else the kernel reads is there.
 bool can_hold_product(const trace::Segment& segment, const FusedGroup& group, OperandRef ref) {
@@ -61,12 +55,12 @@ bool run_matmul_epilogue(trace::Segment& segment, const FusedGroup& group, Compi
     const trace::Storage* s = storage_of(segment, operand(segment, ref));
     if (s == a_storage || s == b_storage) return false;
   }
-  const kernels::TensorArg a = in_memory(segment, mm.in[0]), b = in_memory(segment, mm.in[1]);
+  const kernels::TensorArg a = resolve(segment, mm.in[0]), b = resolve(segment, mm.in[1]);
   kernels::TensorArg c{nullptr, mm.out.dtype, mm.out.geo};
   c.geo.offset = 0;
   Workspace scratch;
   if (head.store_product) {
-    c = in_memory(segment, mm.out);
+    c = resolve(segment, mm.out);
   } else if (head.product_output >= 0 && can_hold_product(segment, group, group.outputs[head.product_output])) {
     c.data = static_cast<char*>(ptrs[group.inputs.size() + head.product_output]);
   } else {
@@ -77,7 +71,7 @@ bool run_matmul_epilogue(trace::Segment& segment, const FusedGroup& group, Compi
   const int nd = c.geo.ndim;
   const BlockEpilogue epilogue{fn, ptrs, scalars, c.geo.sizes[nd - 2], c.geo.sizes[nd - 1]};
   const kernels::MatmulEpilogue per_block{&BlockEpilogue::apply, &epilogue};
-  kernels::matmul_float(a, b, c, &per_block);
+  kernels::matmul_float(a, b, c, &per_block, content_of(segment, mm.in[1]));
   runs.fetch_add(1, std::memory_order_relaxed);
   return true;
 }

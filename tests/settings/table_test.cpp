@@ -36,6 +36,7 @@ const std::map<std::string, Example> kExamples = {
     {"KILN_JIT_MAX_KERNELS", {"16", "many"}},
     {"KILN_CACHE_DIR", {"/tmp/kiln-cache", "/tmp/a\nb"}},
     {"KILN_CACHE_MAX_BYTES", {"1G", "1Q"}},
+    {"KILN_PREPACK_MAX_BYTES", {"64M", "lots"}},
     {"KILN_STATS", {"/tmp/stats.json", "stats\t.json"}},
     {"KILN_STATS_INTERVAL_MS", {"2s", "0"}},
     {"KILN_DUMP", {"ir,asm", "ir,,asm"}},
