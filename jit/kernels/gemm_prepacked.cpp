@@ -55,14 +55,13 @@ class Cache {
     std::lock_guard lock(mu_);
     auto it = entries_.find(key);
     if (it == entries_.end()) return panels;  // dropped meanwhile: used once, not kept
-    if (!it->second.panels) {
-      it->second.panels = panels;
-      it->second.bytes = bytes;
-      bytes_ += bytes;
-      ++packed_;
-      shrink();
-    }
-    return it->second.panels;
+    if (it->second.panels) return it->second.panels;  // another thread packed it meanwhile
+    it->second.panels = panels;
+    it->second.bytes = bytes;
+    bytes_ += bytes;
+    ++packed_;
+    shrink();  // may drop this very entry, if others were used since it was seen
+    return panels;
   }
 
   void set_limit(std::uint64_t bytes) {
