@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "jit/engine.h"
+#include "jit/kernels/gemm_prepacked.h"
 #include "jit/rematerialize.h"
 #include "jit/symbolizer.h"
 #include "jit/tier1/key_info.h"
@@ -32,6 +33,7 @@ std::atomic<bool> g_report_at_exit{false};
 const bool engine_registered = [] {
   trace::set_executor(&jit::engine());
   trace::set_rematerializer(&jit::rematerialize);
+  trace::set_storage_death_hook(&jit::kernels::forget_prepacked);
   profiler::set_key_inspector(&jit::inspect_key);
   profiler::set_symbolizer(&jit::symbolize);
   g_report_at_exit.store(

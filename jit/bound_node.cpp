@@ -79,10 +79,11 @@ TensorArg resolve(trace::Segment& segment, const trace::Operand& operand) {
 }
 
 kernels::ContentTag content_of(const trace::Segment& segment, const trace::Operand& operand) {
-  const trace::Storage& storage = *segment.values[operand.value].storage;
+  trace::Storage& storage = *segment.values[operand.value].storage;
   if (!storage.content_known()) return {};
   for (const trace::Node& node : segment.nodes)
     if (node.out.value == operand.value) return {};
+  storage.mark_serial_used();  // its death then clears what is kept under the tag
   return {storage.serial(), storage.writes(), operand.geo.offset};
 }
 

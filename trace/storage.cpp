@@ -91,7 +91,11 @@ std::uint64_t next_serial() {
   static std::atomic<std::uint64_t> last{0};
   return last.fetch_add(1, std::memory_order_relaxed) + 1;
 }
+
+std::atomic<StorageDeathHook> g_death_hook{nullptr};
 }  // namespace
+
+void set_storage_death_hook(StorageDeathHook hook) { g_death_hook.store(hook); }
 
 Storage::Storage(std::size_t nbytes) : nbytes_(nbytes), serial_(next_serial()) {}
 
@@ -99,6 +103,8 @@ Storage::Storage(void* data, std::size_t nbytes, std::function<void(void*)> dele
     : nbytes_(nbytes), data_(data), deleter_(std::move(deleter)), borrowed_(true), serial_(next_serial()) {}
 
 Storage::~Storage() {
+  if (serial_used_.load(std::memory_order_relaxed))
+    if (const StorageDeathHook hook = g_death_hook.load()) hook(serial_);
   // A recipe may be reading this storage under the lock (its flags, its
   // state): that read ends before the members go. The recipe this storage
   // holds is destroyed after the lock is released.

@@ -41,6 +41,12 @@ struct RecipeDeleter {
 };
 using RecipePtr = std::unique_ptr<Recipe, RecipeDeleter>;
 
+/// Called with the serial of a dying storage that was marked
+/// (Storage::mark_serial_used), so that a cache keyed by serials drops
+/// what it holds for it; registered once by a higher layer.
+using StorageDeathHook = void (*)(std::uint64_t serial);
+void set_storage_death_hook(StorageDeathHook hook);
+
 class Storage final : public memory::Resident {
  public:
   /// An unallocated storage of `nbytes`; memory is taken at first write or read.
@@ -138,6 +144,9 @@ class Storage final : public memory::Resident {
   std::uint64_t writes() const { return writes_.load(std::memory_order_acquire); }
   void note_write() { writes_.fetch_add(1, std::memory_order_acq_rel); }
   bool content_known() const { return !borrowed_ && !pinned_forever_.load(std::memory_order_acquire); }
+  /// A cache may hold something under serial(): the death hook
+  /// (set_storage_death_hook) is told when this storage dies.
+  void mark_serial_used() { serial_used_.store(true, std::memory_order_relaxed); }
 
   /// Keeps a storage's bytes in memory (recomputing them if they were
   /// evicted) for the Pin's lifetime.
@@ -198,6 +207,7 @@ class Storage final : public memory::Resident {
   std::atomic<std::uint32_t> version_{0};
   const std::uint64_t serial_;
   std::atomic<std::uint64_t> writes_{0};
+  std::atomic<bool> serial_used_{false};
 
   // Residency. `pins_` and `state_` are the lock-free handshake; the rest is
   // under memory::residency_mutex().

@@ -71,6 +71,18 @@ class Cache {
   }
   std::uint64_t limit() const { return limit_.load(std::memory_order_relaxed); }
 
+  void forget(std::uint64_t storage) {
+    std::lock_guard lock(mu_);
+    for (auto range = by_storage_.equal_range(storage); range.first != range.second;
+         range = by_storage_.equal_range(storage))
+      drop(entries_.find(range.first->second));
+  }
+
+  void clear() {
+    std::lock_guard lock(mu_);
+    while (!recent_.empty()) drop(entries_.find(recent_.back()));
+  }
+
   PrepackStats stats() {
     std::lock_guard lock(mu_);
     return {hits_, packed_, bytes_};
@@ -88,25 +100,34 @@ class Cache {
   void remember(const PackedBKey& key) {
     recent_.push_front(key);
     entries_.emplace(key, Entry{nullptr, 0, recent_.begin()});
+    by_storage_.emplace(key.content.storage, key);
     shrink();
   }
 
-  // Least recently used first, down to the limits. Panels a product is
-  // reading stay alive through its shared_ptr.
+  // Panels a product is reading stay alive through its shared_ptr.
+  void drop(std::unordered_map<PackedBKey, Entry, KeyHash>::iterator it) {
+    auto [first, last] = by_storage_.equal_range(it->first.content.storage);
+    for (; first != last; ++first)
+      if (first->second == it->first) {
+        by_storage_.erase(first);
+        break;
+      }
+    bytes_ -= it->second.bytes;
+    recent_.erase(it->second.use);
+    entries_.erase(it);
+  }
+
+  // Least recently used first, down to the limits.
   void shrink() {
     const std::uint64_t limit = limit_.load(std::memory_order_relaxed);
-    while (!recent_.empty() && (bytes_ > limit || entries_.size() > kMaxKeys)) {
-      auto it = entries_.find(recent_.back());
-      bytes_ -= it->second.bytes;
-      entries_.erase(it);
-      recent_.pop_back();
-    }
+    while (!recent_.empty() && (bytes_ > limit || entries_.size() > kMaxKeys)) drop(entries_.find(recent_.back()));
   }
 
   std::mutex mu_;
   std::atomic<std::uint64_t> limit_{profiler::settings::read_bytes(profiler::settings::Id::PrepackMaxBytes)};
   std::list<PackedBKey> recent_;
   std::unordered_map<PackedBKey, Entry, KeyHash> entries_;
+  std::unordered_multimap<std::uint64_t, PackedBKey> by_storage_;  // each entry under its storage's serial
   std::uint64_t bytes_ = 0, hits_ = 0, packed_ = 0;
 };
 
@@ -121,9 +142,16 @@ Cache& cache() {
 
 std::shared_ptr<const Workspace> prepacked_b(const PackedBKey& key, std::size_t bytes,
                                              const std::function<void(void*)>& fill) {
-  if (!key.content.known() || memory::budget() != 0) return nullptr;
+  if (!key.content.known()) return nullptr;
+  if (memory::budget() != 0) {
+    // What was kept before the budget was set goes: it could not be evicted.
+    if (cache().stats().bytes != 0) cache().clear();
+    return nullptr;
+  }
   return cache().find_or_fill(key, bytes, fill);
 }
+
+void forget_prepacked(std::uint64_t storage) { cache().forget(storage); }
 
 void set_prepack_limit(std::uint64_t bytes) { cache().set_limit(bytes); }
 std::uint64_t prepack_limit() { return cache().limit(); }

@@ -9,8 +9,9 @@
 // register tile). A B is packed into the cache the second time its key is
 // seen, never the first: a weight that changes every step (training) would
 // fill the cache with panels nobody reads again. Entries go least recently
-// used first past KILN_PREPACK_MAX_BYTES; none are kept under a memory
-// budget, where what the cache held could not be evicted.
+// used first past KILN_PREPACK_MAX_BYTES, and with their storage when it
+// dies (an unloaded model's weights); none are kept under a memory budget,
+// where what the cache held could not be evicted.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +42,11 @@ struct PackedBKey {
 /// and the caller packs B itself. `fill` receives 64-byte aligned memory.
 std::shared_ptr<const Workspace> prepacked_b(const PackedBKey& key, std::size_t bytes,
                                              const std::function<void(void* panels)>& fill);
+
+/// Drops what the cache holds for a storage that died (its serial):
+/// registered as trace::Storage's death hook, since no later product can
+/// read that storage's bytes again.
+void forget_prepacked(std::uint64_t storage);
 
 /// Bytes the cache may keep (KILN_PREPACK_MAX_BYTES; 0 turns it off).
 void set_prepack_limit(std::uint64_t bytes);

@@ -4,7 +4,8 @@
 // every way of changing the weight's bytes -- an in-place op, copy_, a write
 // later in the same segment, a replay of a compiled program, a write through
 // data_ptr(), lent memory changed by its owner -- gives products of the new
-// bytes, each against a plain loop over the values read back.
+// bytes, each against a plain loop over the values read back. A weight that
+// dies takes its panels with it, and a budget empties the cache.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -163,12 +164,24 @@ TEST_P(PrepackedWeights, NothingIsKeptWhenTurnedOffOrUnderABudget) {
   EXPECT_EQ(prepack_stats().hits, before.hits);
   kiln::set_prepack_max_bytes(limit);
 
+  warm();
   kiln::set_memory_budget(std::size_t{1} << 30);
   w_ = kiln::randn({kOut, kIn});  // a weight no product has read
   before = prepack_stats();
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(matches(product(), want()));
   EXPECT_EQ(prepack_stats().packed, before.packed);
+  EXPECT_EQ(prepack_stats().bytes, 0u) << "what was kept before the budget goes: it could not be evicted";
   kiln::set_memory_budget(0);
+}
+
+TEST_P(PrepackedWeights, AWeightThatDiesTakesItsPanelsWithIt) {
+  const std::uint64_t kept_before = prepack_stats().bytes;
+  warm();
+  EXPECT_GT(prepack_stats().bytes, kept_before);
+  w_ = kiln::randn({kOut, kIn});  // the old weight's storage dies, as an unloaded model's would
+  kiln::sync();
+  EXPECT_EQ(prepack_stats().bytes, kept_before);
+  warm();  // and the new one is packed as any
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, PrepackedWeights, ::testing::Bool(),
