@@ -62,6 +62,9 @@ Stats stats() {
   s.pooled_bytes = m.pooled_bytes;
   s.budget_bytes = m.budget_bytes;
   s.oom_errors = m.oom_errors;
+  const jit::kernels::PrepackStats packed = jit::kernels::prepack_stats();
+  s.prepacked_bytes = packed.bytes;
+  s.prepacked_hits = packed.hits;
   const memory::ResidencyStats r = memory::residency_stats();
   s.evictions = r.evictions;
   s.bytes_evicted = r.bytes_evicted;

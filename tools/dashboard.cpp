@@ -109,7 +109,8 @@ std::vector<std::string> summary(const Snapshot& cur, const Snapshot* prev, cons
   double budget = num(s["budget_bytes"]);
   out.push_back(pad_label("memory") + "live " + bytes(num(s["live_bytes"])) + "  peak " +
                 bytes(num(s["peak_bytes"])) + "  budget " + (budget > 0 ? bytes(budget) : "none") + "  pooled " +
-                bytes(num(s["pooled_bytes"])));
+                bytes(num(s["pooled_bytes"])) +
+                (s.has("prepacked_bytes") ? "  packed weights " + bytes(num(s["prepacked_bytes"])) : ""));
   // With what they freed and cost, when the snapshot has it.
   std::string evictions = text_or_dash(s["evictions"]), recomputes = text_or_dash(s["recomputes"]);
   if (s.has("bytes_evicted")) evictions += " (" + bytes(num(s["bytes_evicted"])) + ")";

@@ -91,6 +91,10 @@ TEST_P(PrepackedWeights, AnUnchangedWeightIsPackedOnceAndReused) {
   for (int i = 0; i < 6; ++i) ASSERT_TRUE(matches(product(), want()));
   EXPECT_EQ(prepack_stats().packed - before.packed, 1u) << "packed at its second product, not its first";
   EXPECT_EQ(prepack_stats().hits - before.hits, 4u) << "read at every product after";
+  const kiln::Stats stats = kiln::stats();
+  EXPECT_GT(stats.prepacked_bytes, 0u);
+  EXPECT_EQ(stats.prepacked_bytes, prepack_stats().bytes) << "kiln::stats() and the dashboard show it";
+  EXPECT_EQ(stats.prepacked_hits, prepack_stats().hits);
 }
 
 TEST_P(PrepackedWeights, EveryKindOfWriteGivesProductsOfTheNewBytes) {
