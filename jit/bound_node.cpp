@@ -108,7 +108,7 @@ BoundNode::BoundNode(trace::Segment& segment, const trace::Node& node, bool pin)
       continue;
     }
     call_.in[k] = resolve(segment, operand);
-    if (k == 1 && node.op == trace::OpId::MatMul) call_.content[k] = content_of(segment, operand);
+    if (k == 1 && node.op == trace::OpId::MatMul) call_.matmul_b = content_of(segment, operand);
     const bool convert = dtype && *dtype != operand.dtype;
     if (convert || (!output_staged_ && reads_overwritten_memory(segment, node, k)))
       call_.in[k] = stage(call_.in[k], dtype.value_or(operand.dtype));

@@ -177,20 +177,22 @@ void Engine::run(trace::Segment& segment) {
   // or op by op), the other nodes on tier 0.
   auto run_ahead = [&](const std::vector<std::uint32_t>& nodes) {
     if (ran_early.empty()) ran_early.assign(segment.nodes.size(), false);
+    std::int32_t timed = -1;  // the group being run op by op, as in the main loop
     std::chrono::steady_clock::time_point ahead_start;
     for (std::uint32_t j : nodes) {
       if (ran_early[j]) continue;
       const std::int32_t h = jit->group_of[j];
-      if (h >= 0 && j == jit->groups[h].nodes.front()) {
+      if (h >= 0 && j == jit->groups[h].nodes.front() && !taint.any()) {
         if (run_group(h)) {
           for (std::uint32_t k : jit->groups[h].nodes) ran_early[k] = true;
           continue;
         }
+        timed = h;
         ahead_start = std::chrono::steady_clock::now();
       }
       run_node(j);
       ran_early[j] = true;
-      if (h >= 0 && j == jit->groups[h].nodes.back())
+      if (h >= 0 && h == timed && j == jit->groups[h].nodes.back())
         note_interpreted(*jit->kernels[h], since(ahead_start), jit->groups[h].spec.numel(), true, start_ns);
     }
   };
@@ -198,24 +200,21 @@ void Engine::run(trace::Segment& segment) {
   for (std::uint32_t i = 0; i < segment.nodes.size(); ++i) {
     if (!plan.needed[i]) continue;
     const std::int32_t g = fused ? jit->group_of[i] : -1;
-    if (!ran_early.empty() && ran_early[i]) {
-      // Run ahead of its place by a later group's matmul.
-    } else {
-      if (g >= 0 && i == jit->groups[g].nodes.front() && !taint.any()) {
-        if (!jit->groups[g].run_first.empty()) run_ahead(jit->groups[g].run_first);
-        if (!taint.any() && run_group(g)) {
-          skip_group = g;
-        } else {
-          timed_group = g;
-          group_start = std::chrono::steady_clock::now();
-        }
+    const bool ran_ahead = !ran_early.empty() && ran_early[i];  // by a later group's matmul
+    if (!ran_ahead && g >= 0 && i == jit->groups[g].nodes.front() && !taint.any()) {
+      if (!jit->groups[g].run_first.empty()) run_ahead(jit->groups[g].run_first);
+      if (!taint.any() && run_group(g)) {
+        skip_group = g;
+      } else {
+        timed_group = g;
+        group_start = std::chrono::steady_clock::now();
       }
-      if (g < 0 || g != skip_group) {
-        run_node(i);
-        if (g >= 0 && g == timed_group && i == jit->groups[g].nodes.back())
-          note_interpreted(*jit->kernels[g], since(group_start), jit->groups[g].spec.numel(), !jit->groups[g].matmul,
-                           start_ns);
-      }
+    }
+    if (!ran_ahead && (g < 0 || g != skip_group)) {
+      run_node(i);
+      if (g >= 0 && g == timed_group && i == jit->groups[g].nodes.back())
+        note_interpreted(*jit->kernels[g], since(group_start), jit->groups[g].spec.numel(), !jit->groups[g].matmul,
+                         start_ns);
     }
     for (; release != plan.releases.end() && release->node == i; ++release) intermediates.release(release->value);
   }

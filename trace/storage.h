@@ -133,20 +133,27 @@ class Storage final : public memory::Resident {
 
   /// What the bytes hold, for caches of what is derived from them (a
   /// weight packed for the GEMM, jit/kernels/gemm_prepacked.h): a serial no
-  /// other storage has, and a count of the writes begun into it. Unlike
-  /// version(), counted when a write runs, not when it is recorded:
-  /// note_write() by each segment run that writes the storage (the engine's
-  /// and compiled programs' replays alike) and by each access for writing
-  /// from outside the trace (trace::prepare_access). Equal serial and
-  /// writes, equal bytes -- unless content_known() is false: memory lent by
-  /// from_blob, or whose data_ptr() was handed out, changes behind kiln.
+  /// other storage has, and a count of the writes begun into it since a
+  /// cache first used the serial (mark_serial_used). Unlike version(),
+  /// counted when a write runs, not when it is recorded: note_write() by
+  /// each segment run that writes the storage (the engine's and compiled
+  /// programs' replays alike) and by each access for writing from outside
+  /// the trace (trace::prepare_access). Equal serial and writes, equal
+  /// bytes -- unless content_known() is false: memory lent by from_blob, or
+  /// whose data_ptr() was handed out, changes behind kiln.
   std::uint64_t serial() const { return serial_; }
   std::uint64_t writes() const { return writes_.load(std::memory_order_acquire); }
-  void note_write() { writes_.fetch_add(1, std::memory_order_acq_rel); }
+  /// Counts a write, if a cache uses the serial: before that, no count was
+  /// taken that a write could make stale, and a segment run skips the
+  /// atomic add for the values nothing caches (nearly all of them).
+  void note_write() {
+    if (serial_used_.load(std::memory_order_acquire)) writes_.fetch_add(1, std::memory_order_acq_rel);
+  }
   bool content_known() const { return !borrowed_ && !pinned_forever_.load(std::memory_order_acquire); }
-  /// A cache may hold something under serial(): the death hook
-  /// (set_storage_death_hook) is told when this storage dies.
-  void mark_serial_used() { serial_used_.store(true, std::memory_order_relaxed); }
+  /// A cache keeps something under serial() from now on: writes are
+  /// counted, and the death hook (set_storage_death_hook) is told when this
+  /// storage dies.
+  void mark_serial_used() { serial_used_.store(true, std::memory_order_release); }
 
   /// Keeps a storage's bytes in memory (recomputing them if they were
   /// evicted) for the Pin's lifetime.

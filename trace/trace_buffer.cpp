@@ -244,7 +244,8 @@ void TraceBuffer::flush_locked(profiler::CutReason why, Segment* capture) {
 
 void run_segment(Segment& seg) {
   // Before any of it runs: a cache keyed by what a storage held
-  // (Storage::writes) stops matching it from here on.
+  // (Storage::writes) stops matching it from here on. A load per node for
+  // the storages no cache uses.
   for (const Node& node : seg.nodes) seg.values[node.out.value].storage->note_write();
   try {
     executor().run(seg);

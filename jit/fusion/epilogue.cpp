@@ -105,9 +105,7 @@ void fuse_matmul_epilogues(const trace::Segment& segment, const std::vector<bool
       if (!node.in[k].is_scalar()) last_touch[node.in[k].value] = i;
     last_touch[node.out.value] = i;
   }
-  std::vector<std::int32_t> group_of(segment.nodes.size(), -1);
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    for (std::uint32_t i : groups[g].nodes) group_of[i] = static_cast<std::int32_t>(g);
+  const std::vector<std::int32_t> group_of = group_of_nodes(groups, segment.nodes.size());
   for (FusedGroup& group : groups) {
     // The nearest needed matmul before the group, and the needed nodes between.
     std::int64_t p = position[group.nodes.front()] - 1;

@@ -231,6 +231,13 @@ bool lone_small_reduction(const FusedGroup& g) {
 
 }  // namespace
 
+std::vector<std::int32_t> group_of_nodes(const std::vector<FusedGroup>& groups, std::size_t nodes) {
+  std::vector<std::int32_t> group_of(nodes, -1);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::uint32_t i : groups[g].nodes) group_of[i] = static_cast<std::int32_t>(g);
+  return group_of;
+}
+
 const trace::Operand& operand(const trace::Segment& segment, OperandRef ref) {
   const Node& node = segment.nodes[ref.node];
   return ref.operand < 0 ? node.out : node.in[ref.operand];

@@ -65,6 +65,9 @@ struct FusedGroup {
 std::vector<FusedGroup> partition(const trace::Segment& segment, const std::vector<bool>& needed,
                                   std::size_t min_nodes = 1);
 
+/// The index in `groups` of each of `nodes` nodes' group, -1 for none.
+std::vector<std::int32_t> group_of_nodes(const std::vector<FusedGroup>& groups, std::size_t nodes);
+
 /// The operand named by `ref` in `segment`.
 const trace::Operand& operand(const trace::Segment& segment, OperandRef ref);
 

@@ -230,18 +230,21 @@ void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
   // All of B packed, depth block after depth block, when an earlier call
   // read the same bytes (a weight): its panels are read, not packed again.
   const std::int64_t depth_blocks = (k + bl.kc - 1) / bl.kc;
-  const std::shared_ptr<const Workspace> prepacked = prepacked_b(
-      {b_content, b.row_stride, b.col_stride, k, n, bl.kc, bl.nc, bl.nr, static_cast<int>(sizeof(T))},
-      static_cast<std::size_t>(depth_blocks * col_blocks * b_block_elems) * sizeof(T), [&](void* panels) {
-        parallel_ranges(depth_blocks * col_blocks, 1, [&](std::int64_t begin, std::int64_t end) {
-          for (std::int64_t unit = begin; unit < end; ++unit) {
-            const std::int64_t pc = unit / col_blocks * bl.kc, jc = unit % col_blocks * bl.nc;
-            const std::int64_t nc = std::min(bl.nc, n - jc);
-            pack_b(static_cast<T*>(panels) + unit * b_block_elems, pc, std::min(bl.kc, k - pc), jc, nc, 0,
-                   (nc + bl.nr - 1) / bl.nr);
-          }
-        });
-      });
+  const std::shared_ptr<const Workspace> prepacked =
+      !b_content.known()
+          ? nullptr
+          : prepacked_b({b_content, b.row_stride, b.col_stride, k, n, bl.kc, bl.nc, bl.nr, static_cast<int>(sizeof(T))},
+                        static_cast<std::size_t>(depth_blocks * col_blocks * b_block_elems) * sizeof(T),
+                        [&](void* panels) {
+                          parallel_ranges(depth_blocks * col_blocks, 1, [&](std::int64_t begin, std::int64_t end) {
+                            for (std::int64_t unit = begin; unit < end; ++unit) {
+                              const std::int64_t pc = unit / col_blocks * bl.kc, jc = unit % col_blocks * bl.nc;
+                              const std::int64_t nc = std::min(bl.nc, n - jc);
+                              pack_b(static_cast<T*>(panels) + unit * b_block_elems, pc, std::min(bl.kc, k - pc), jc,
+                                     nc, 0, (nc + bl.nr - 1) / bl.nr);
+                            }
+                          });
+                        });
   const bool pack_b_here = !prepacked;
   Workspace a_pack(static_cast<std::size_t>((mc_max + bl.mr) * kc_max) * sizeof(T));
   Workspace b_shared(pack_b_here && config.shared_b ? static_cast<std::size_t>(col_blocks * b_block_elems) * sizeof(T)

@@ -142,10 +142,8 @@ Cache& cache() {
 
 std::shared_ptr<const Workspace> prepacked_b(const PackedBKey& key, std::size_t bytes,
                                              const std::function<void(void*)>& fill) {
-  if (!key.content.known()) return nullptr;
   if (memory::budget() != 0) {
-    // What was kept before the budget was set goes: it could not be evicted.
-    if (cache().stats().bytes != 0) cache().clear();
+    cache().clear();  // what was kept before the budget was set: it could not be evicted
     return nullptr;
   }
   return cache().find_or_fill(key, bytes, fill);

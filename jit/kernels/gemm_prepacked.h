@@ -36,10 +36,11 @@ struct PackedBKey {
   friend bool operator==(const PackedBKey&, const PackedBKey&) = default;
 };
 
-/// Returns the panels of `key` if the cache holds them; else, the second
-/// time `key` is asked for (and while no memory budget is set), fills
-/// `bytes` of new panels through fill(panels) and keeps them; else null,
-/// and the caller packs B itself. `fill` receives 64-byte aligned memory.
+/// For a known `key.content`: the panels of `key` if the cache holds them;
+/// else, the second time `key` is asked for (and while no memory budget is
+/// set), `bytes` of new panels filled through fill(panels) and kept; else
+/// null, and the caller packs B itself. `fill` receives 64-byte aligned
+/// memory.
 std::shared_ptr<const Workspace> prepacked_b(const PackedBKey& key, std::size_t bytes,
                                              const std::function<void(void* panels)>& fill);
 

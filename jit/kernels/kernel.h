@@ -40,9 +40,9 @@ struct KernelCall {
   const trace::Node* node = nullptr;
   TensorArg out;
   TensorArg in[trace::kMaxArity];
-  /// What the engine knows of in[k]'s bytes (jit/bound_node.h): known only
-  /// for a matmul's right operand, the one a GEMM may keep packed.
-  ContentTag content[trace::kMaxArity];
+  /// What the engine knows of a matmul's right operand's bytes, the one a
+  /// GEMM may keep packed (jit/bound_node.h); unknown for other ops.
+  ContentTag matmul_b;
 };
 
 using KernelFn = void (*)(const KernelCall&);

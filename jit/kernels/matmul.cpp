@@ -83,7 +83,7 @@ void batched_matmul(const TensorArg& in_a, const TensorArg& in_b, const TensorAr
 void MatMul(const KernelCall& c) {
   KILN_CHECK(c.out.geo.ndim >= 2, "matmul output has ", c.out.geo.ndim, " dims");
   visit_dtype<kNumericTypes>(c.out.dtype, "matmul",
-                             [&]<class T>() { batched_matmul<T>(c.in[0], c.in[1], c.out, nullptr, c.content[1]); });
+                             [&]<class T>() { batched_matmul<T>(c.in[0], c.in[1], c.out, nullptr, c.matmul_b); });
 }
 
 void matmul_float(const TensorArg& a, const TensorArg& b, const TensorArg& out, const MatmulEpilogue* epilogue,

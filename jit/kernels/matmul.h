@@ -21,7 +21,7 @@ struct MatmulEpilogue {
 /// out = a @ b over [..., M, K] @ [..., K, N] with broadcast batch dims
 /// (stride 0); all three of one floating dtype, out not overlapping a or b.
 /// With an epilogue, it runs on every block of out once that block is final.
-/// `b_content`: what the engine knows of b's bytes (KernelCall::content).
+/// `b_content`: what the engine knows of b's bytes (KernelCall::matmul_b).
 void matmul_float(const TensorArg& a, const TensorArg& b, const TensorArg& out, const MatmulEpilogue* epilogue,
                   const ContentTag& b_content);
 

@@ -114,11 +114,10 @@ void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>&
   if (s.planned.load()) return;
   s.dynamic = dynamic;
   s.groups = std::move(groups);
-  s.group_of.assign(segment.nodes.size(), -1);
+  s.group_of = group_of_nodes(s.groups, segment.nodes.size());
   s.value_count = segment.values.size();
   s.needed_nodes = static_cast<std::size_t>(std::count(needed.begin(), needed.end(), true));
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
-    for (std::uint32_t node : s.groups[g].nodes) s.group_of[node] = static_cast<std::int32_t>(g);
     KernelSpec spec = s.groups[g].spec;
     // The outermost dim's size enters no stride, so it alone goes to run
     // time: free in the generated code, and a contiguous operand's dims are
