@@ -56,7 +56,7 @@ RecipeRules::RecipeRules(const Segment& segment)
   for (std::uint32_t v = 0; v < n; ++v) {
     const std::span<const std::uint32_t> nodes = writers(v);
     const Value& value = segment.values[v];
-    if (nodes.empty() || !value.produced || value.storage->is_borrowed() || value.storage->is_state()) continue;
+    if (nodes.empty() || !value.produced || value.storage->is_borrowed() || value.storage->is_kept_resident()) continue;
     const Node& first = segment.nodes[nodes.front()];
     bool keep = writes_whole(first.out, *value.storage);
     for (int k = 0; keep && k < first.arity; ++k) keep = first.in[k].is_scalar() || first.in[k].value != v;

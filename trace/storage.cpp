@@ -19,6 +19,11 @@ namespace {
 
 std::atomic<Rematerializer> g_rematerializer{nullptr};
 
+// Values in the smallest block (64 bytes: a scalar, a few elements) are
+// never evicted (why_not_evictable): the recipe an evicted value keeps
+// takes more memory than that.
+constexpr std::size_t kSmallestBlock = 64;
+
 // Woken when a recomputation ends; waited on under memory::residency_mutex().
 std::condition_variable& recomputed() {
   static auto* cv = new std::condition_variable;
@@ -179,12 +184,12 @@ void Storage::pin_forever() {
   if (has_dependents()) before_overwrite();
 }
 
-void Storage::keep_as_state() {
-  if (state_value_.exchange(true)) return;
+void Storage::keep_resident(const char* why) {
+  if (kept_because_.exchange(why)) return;
   RecipePtr recipe;  // destroyed after the lock is released
   const Pin pin(*this);  // an evicted one comes back first
   std::lock_guard lock(memory::residency_mutex());
-  if (recipe_) recipe = swap_recipe(nullptr, "optimizer state");
+  if (recipe_) recipe = swap_recipe(nullptr, why);
 }
 
 void Storage::add_dependent(const std::shared_ptr<Storage>& reader) {
@@ -443,8 +448,12 @@ const char* Storage::why_not_evictable() const {
   if (borrowed_) return "memory lent by from_blob";
   if (pinned_forever_.load()) return "its data_ptr() was handed out";
   if (pins_.load() != 0) return "in use (a kernel or a read)";
-  if (state_value_.load(std::memory_order_relaxed)) return "optimizer state";
+  if (const char* why = kept_because_.load(std::memory_order_relaxed)) return why;
   if (snapshot_) return "a copy of a tensor since overwritten, kept for the recipes that read it";
+  // Evicting a few bytes frees nothing worth its recipe, which keeps what
+  // it reads recomputable: an evicted loss (64 B) that the program reads
+  // after the optimizer step made the step copy every parameter it wrote.
+  if (block_.bytes <= kSmallestBlock && !dead_.load(std::memory_order_relaxed)) return "64 bytes or less";
   const char* problem = recipe_problem();
   // Dead (no handle, released by its segment), and no evicted value is to
   // be made from it: it can go for good, recipe or not.

@@ -85,10 +85,12 @@ class Storage final : public memory::Resident {
   void pin_forever();
   bool is_pinned_forever() const { return pinned_forever_.load(); }
 
-  /// Never evicted from now on, and so it keeps no recipe: optimizer
-  /// state (frontend/optim/state_tensor.h).
-  void keep_as_state();
-  bool is_state() const { return state_value_.load(std::memory_order_relaxed); }
+  /// Never evicted from now on, and so it keeps no recipe: a leaf the
+  /// program keeps across steps whatever its producer, optimizer state
+  /// (frontend/optim/state_tensor.h) or a gradient accumulated into .grad.
+  /// `why` (a literal) is what the memory report says of it.
+  void keep_resident(const char* why);
+  bool is_kept_resident() const { return kept_because_.load(std::memory_order_relaxed) != nullptr; }
 
   /// Whether recipes of other values read this storage.
   bool has_dependents() const { return has_dependents_.load(std::memory_order_acquire); }
@@ -227,7 +229,7 @@ class Storage final : public memory::Resident {
   std::atomic<bool> dead_{false};  // released after its last use: only recipes may want it
   std::atomic<std::uint64_t> last_use_{0};  // memory::use_tick() of its last use
   std::atomic<bool> pinned_forever_{false};
-  std::atomic<bool> state_value_{false};  // optimizer state (keep_as_state): never evicted, no recipe
+  std::atomic<const char*> kept_because_{nullptr};  // keep_resident's why: never evicted, no recipe
   const char* no_recipe_ = nullptr;  // why it has none; null: a leaf
   bool snapshot_ = false;  // a copy of a storage's bytes before a write, read only by recipes (before_overwrite)
   RecipePtr recipe_;

@@ -52,7 +52,7 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
 }
 
 Tensor optimizer_state(Tensor t) {
-  frontend::unwrap(t, "optimizer_state").storage->keep_as_state();
+  frontend::unwrap(t, "optimizer_state").storage->keep_resident("optimizer state");
   return t;
 }
 

@@ -160,6 +160,26 @@ TEST_F(Eviction, BelowWhatTheProgramNeedsItThrowsAReportNamingTheValues) {
   EXPECT_EQ(kiln::stats().oom_errors, ooms + 1);
 }
 
+// A value in the smallest block (a scalar, a few elements) is never
+// evicted: it would free 64 bytes and keep a recipe of everything it is
+// made from (a training loop's loss, read after the optimizer wrote the
+// parameters it was made from, made every write copy the parameter).
+TEST_F(Eviction, AValueOfSixtyFourBytesOrLessIsNeverEvicted) {
+  budget_above_live(kMiB);
+  const Tensor small = (kiln::arange(4, kiln::kFloat) + 1) * 2;  // 16 bytes in a 64-byte block, with a recipe
+  kiln::sync();
+  budget_above_live(0);
+  try {
+    (kiln::arange(4, kiln::kFloat) * 3).sum().item<float>();  // needs a block that evicting `small` would free
+    FAIL() << "expected kiln::OutOfMemory";
+  } catch (const kiln::OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("64 bytes or less"), std::string::npos) << e.what();
+  }
+  kiln::set_memory_budget(0);
+  EXPECT_EQ(small.to_vector<float>(), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ(kiln::stats().evictions, 0u);
+}
+
 TEST_F(Eviction, TheEvictionPolicyIsOneOfThreeWords) {
   for (const char* name : {"lru", "largest", "dtr"}) {
     kiln::set_eviction_policy(name);

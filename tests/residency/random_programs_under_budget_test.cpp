@@ -55,9 +55,10 @@ TEST_P(RandomProgramsUnderBudget, AgreeWithTheReferenceOrRunOutOfMemoryCleanly) 
     evicting += r && kiln::stats().evictions > evictions;
   }
   std::printf("%d of %u programs evicted and agreed, %d ran out of memory\n", evicting, kPrograms, out_of_memory);
-  // Small values, many of them leaves or written in place (which have no
-  // recipe), leave most of these programs little to evict: an eighth must.
-  EXPECT_GE(evicting, static_cast<int>(kPrograms / 8)) << "the budgets were meant to force evictions";
+  // Small values, many of them leaves, written in place (which have no
+  // recipe) or of 64 bytes or less (never evicted), leave most of these
+  // programs little to evict: a sixteenth must.
+  EXPECT_GE(evicting, static_cast<int>(kPrograms / 16)) << "the budgets were meant to force evictions";
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, RandomProgramsUnderBudget, ::testing::Values(false, true),

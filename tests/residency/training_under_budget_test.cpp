@@ -131,33 +131,63 @@ TEST_P(TrainingUnderBudget, GivesTheUnconstrainedLossesAndWeightsBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Budgets, TrainingUnderBudget, ::testing::Values(1.0, 0.7, 0.5, 0.35));
 
+// The MLP and a batch on tier 0, under a budget far above what it needs
+// (values made from here keep recipes) until a test lowers it.
+struct MlpUnderBudget {
+  MlpUnderBudget() {
+    kiln::jit::set_enabled(false);
+    torch::manual_seed(3);
+    net = make(Model::kMlp);
+    x = torch::randn({128, 784});
+    labels = torch::randint(10, {128});
+    kiln::set_memory_budget(std::size_t{1} << 30);
+  }
+  ~MlpUnderBudget() {
+    kiln::set_memory_budget(0);
+    kiln::jit::set_enabled(true);
+  }
+  void backward() { torch::nn::functional::cross_entropy(net.forward(x), labels).backward(); }
+  // Runs `work` under a budget of 4 KiB above what is live, expecting
+  // kiln::OutOfMemory with `reason` among what stays.
+  static void expect_out_of_memory_keeping(const std::function<void()>& work, const std::string& reason) {
+    kiln::set_memory_budget(kiln::stats().live_bytes + 4096);
+    try {
+      work();
+      ADD_FAILURE() << "expected kiln::OutOfMemory";
+    } catch (const kiln::OutOfMemory& e) {
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+  }
+  Net net;
+  Tensor x, labels;
+};
+
 // Optimizer state (here SGD's momentum, first made by cloning a gradient)
 // is never evicted: below what a step needs, the report says it stays as
 // optimizer state.
 TEST(OptimizerStateUnderBudget, IsNeverEvicted) {
-  kiln::jit::set_enabled(false);
-  torch::manual_seed(3);
-  Net net = make(Model::kMlp);
-  const Tensor x = torch::randn({128, 784});
-  const Tensor labels = torch::randint(10, {128});
-  torch::optim::SGD optimizer(net.module->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
-  kiln::set_memory_budget(std::size_t{1} << 30);  // values made from here keep recipes
+  MlpUnderBudget mlp;
+  torch::optim::SGD optimizer(mlp.net.module->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
   auto step = [&] {
     optimizer.zero_grad();
-    torch::nn::functional::cross_entropy(net.forward(x), labels).backward();
+    mlp.backward();
     optimizer.step();
     kiln::sync();
   };
   step();
-  kiln::set_memory_budget(kiln::stats().live_bytes + 4096);
-  try {
-    step();
-    ADD_FAILURE() << "expected kiln::OutOfMemory";
-  } catch (const kiln::OutOfMemory& e) {
-    EXPECT_NE(std::string(e.what()).find("optimizer state"), std::string::npos) << e.what();
-  }
-  kiln::set_memory_budget(0);
-  kiln::jit::set_enabled(true);
+  MlpUnderBudget::expect_out_of_memory_keeping(step, "optimizer state");
+}
+
+// A gradient accumulated into .grad is a leaf the optimizer reads: never
+// evicted. Evicted, its recipe would keep the backward pass recomputable
+// and make the optimizer copy every parameter it writes. Evicting the
+// gradients (2.6 MiB) would make room for the 1 MiB asked here.
+TEST(GradientsUnderBudget, AreNeverEvicted) {
+  MlpUnderBudget mlp;
+  mlp.backward();
+  kiln::sync();
+  MlpUnderBudget::expect_out_of_memory_keeping([] { torch::ones({512, 512}).sum().item<float>(); },
+                                               "a gradient (.grad)");
 }
 
 // The MLP at its own peak. Each parameter the optimizer writes was read by
