@@ -59,7 +59,10 @@ constexpr double kMiB = 1 << 20;
 const std::vector<int> kBudgetPercents = {100, 70, 50, 35};
 
 // The residual stack of the issue: 8 blocks, width 256, hidden 512, batch
-// 1024, 10 classes.
+// 1024, 10 classes. Its parameters, their gradients and momentum (24 MiB)
+// are 39% of its peak (61 MiB), more than a budget of 35% holds; it also
+// runs at 4x the batch, where activations outweigh them (13% of a 191 MiB
+// peak), as in the models DTR was measured on.
 const torch_peer::ResidualStack kStack{8, 256, 512, 10};
 constexpr std::int64_t kStackBatch = 1024;
 
@@ -75,8 +78,8 @@ struct Task {
   std::function<Net()> make;
 };
 
-Task residual_stack_task() {
-  return {"residual_8x256x512_batch1024", kStackBatch, kStack.width, kStack.classes, [] {
+Task residual_stack_task(std::int64_t batch = kStackBatch) {
+  return {"residual_8x256x512_batch" + std::to_string(batch), batch, kStack.width, kStack.classes, [] {
             ResidualStack m(kStack.blocks, kStack.width, kStack.hidden, kStack.classes);
             return Net{[m](const kiln::Tensor& x) mutable { return m->forward(x); }, m->parameters()};
           }};
@@ -306,8 +309,8 @@ void register_all() {
   add("peak_rss/residual_stack/one_step", [](benchmark::State& s) { peak_rss_row(s, 1); });
   add("peak_rss/residual_stack/ten_steps", [](benchmark::State& s) { peak_rss_row(s, 10); });
   for (bool jit : {false, true}) {
-    for (const Task& task : {residual_stack_task(), mlp_task()}) {
-      const bool stack = task.name == residual_stack_task().name;
+    for (const Task& task : {residual_stack_task(), residual_stack_task(4 * kStackBatch), mlp_task()}) {
+      const bool stack = task.name.rfind("residual", 0) == 0;
       const std::string prefix = "budget/" + task.name + (jit ? "/jit/" : "/tier0/");
       add(prefix + "unconstrained", [task, jit](benchmark::State& s) { unconstrained_row(s, task, jit); });
       for (const std::string policy : {"dtr", "lru", "largest"}) {
