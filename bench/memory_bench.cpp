@@ -313,7 +313,7 @@ void register_all() {
       const bool stack = task.name.rfind("residual", 0) == 0;
       const std::string prefix = "budget/" + task.name + (jit ? "/jit/" : "/tier0/");
       add(prefix + "unconstrained", [task, jit](benchmark::State& s) { unconstrained_row(s, task, jit); });
-      for (const std::string policy : {"dtr", "lru", "largest"}) {
+      for (const std::string policy : {"dtr", "dtr_local", "lru", "largest"}) {
         if (!stack && policy != "dtr") continue;  // the MLP: DTR only
         for (int percent : kBudgetPercents) {
           const std::string row = prefix + policy + "/" + std::to_string(percent) + "pct";

@@ -114,6 +114,7 @@ double score(Policy policy, const Candidate& c) {
   const double bytes = static_cast<double>(std::max<std::size_t>(c.bytes, 1));
   switch (policy) {
     case Policy::Dtr: return c.cost_ns / (bytes * c.idle);
+    case Policy::DtrLocal: return c.own_cost_ns / (bytes * c.idle);
     case Policy::Lru: return 1.0 / c.idle;
     case Policy::Largest: return 1.0 / bytes;
   }
@@ -123,6 +124,7 @@ double score(Policy policy, const Candidate& c) {
 const char* policy_name(Policy policy) {
   switch (policy) {
     case Policy::Dtr: return "dtr";
+    case Policy::DtrLocal: return "dtr_local";
     case Policy::Lru: return "lru";
     case Policy::Largest: return "largest";
   }
@@ -130,9 +132,9 @@ const char* policy_name(Policy policy) {
 }
 
 Policy policy_named(std::string_view name) {
-  for (Policy p : {Policy::Dtr, Policy::Lru, Policy::Largest})
+  for (Policy p : {Policy::Dtr, Policy::DtrLocal, Policy::Lru, Policy::Largest})
     if (name == policy_name(p)) return p;
-  throw ValueError(detail::cat("[set_eviction_policy] unknown policy '", name, "' (accepted: dtr, lru, largest)"));
+  throw ValueError(detail::cat("[set_eviction_policy] unknown policy '", name, "' (accepted: dtr, dtr_local, lru, largest)"));
 }
 
 Policy policy() { return static_cast<Policy>(policy_slot().load(std::memory_order_relaxed)); }

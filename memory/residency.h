@@ -25,9 +25,10 @@ namespace kiln::memory {
 /// What the policy sees of one evictable value.
 struct Candidate {
   std::size_t bytes = 0;  // freed by evicting it
-  double cost_ns = 0;     // time to recompute it, with its evicted producers (DTR's e*)
+  double cost_ns = 0;     // time to recompute it, with its evicted neighbours (DTR's e*)
   double idle = 0;        // uses of values since its last use (DTR's staleness, on use_tick's clock)
   std::uint32_t evicted_producers = 0;  // evicted values its recomputation would recompute first
+  double own_cost_ns = 0;  // time to recompute it alone (its producer's)
 };
 
 /// Evicted producers past which a value goes only when nothing else can:
@@ -42,13 +43,14 @@ inline constexpr std::uint32_t kLongChain = 16;
 std::uint64_t use_tick() noexcept;
 
 /// The eviction heuristics (KILN_EVICTION_POLICY): DTR's cost / (bytes x
-/// staleness), least recently used first, largest first. Lower scores go
+/// staleness), the same with its own cost only (the DTR paper's local
+/// variant), least recently used first, largest first. Lower scores go
 /// first.
-enum class Policy { Dtr, Lru, Largest };
+enum class Policy { Dtr, DtrLocal, Lru, Largest };
 double score(Policy policy, const Candidate& c);
 Policy policy();
 void set_policy(Policy policy);
-/// "dtr", "lru", "largest".
+/// "dtr", "dtr_local", "lru", "largest".
 const char* policy_name(Policy policy);
 Policy policy_named(std::string_view name);  // one of policy_name's words
 

@@ -469,6 +469,7 @@ memory::Candidate Storage::candidate(std::uint64_t now) const {
   // those it is made from (recomputed with it) and those made from it
   // (recomputed from it).
   const ChainCost chain = chain_cost(*recipe_);
+  c.own_cost_ns = static_cast<double>(recipe_->cost_ns);
   c.cost_ns = chain.ns;
   c.evicted_producers = chain.evicted;
   for (const Dependent& d : dependents_)

@@ -26,8 +26,9 @@ std::size_t memory_budget();
 /// Which evictable value goes first over the budget (KILN_EVICTION_POLICY):
 /// "dtr" (default; DTR's heuristic: measured recompute cost, with that of
 /// evicted producers it would recompute too, over bytes x time unused),
-/// "lru" (least recently used) or "largest". Throws kiln::ValueError
-/// for another word.
+/// "dtr_local" (the same with the value's own recompute cost only), "lru"
+/// (least recently used) or "largest". Throws kiln::ValueError for another
+/// word.
 void set_eviction_policy(const std::string& policy);
 std::string eviction_policy();
 

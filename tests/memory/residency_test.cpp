@@ -18,10 +18,10 @@ namespace {
 
 struct FakeResident final : Resident {
   FakeResident(std::size_t bytes, double cost_ns, double idle, bool evictable)
-      : bytes(bytes), cost_ns(cost_ns), idle(idle), evictable(evictable) {}
+      : bytes(bytes), cost_ns(cost_ns), own_cost_ns(cost_ns), idle(idle), evictable(evictable) {}
   std::size_t resident_bytes() const override { return evicted ? 0 : bytes; }
   const char* why_not_evictable() const override { return evictable ? nullptr : "a stand-in leaf"; }
-  Candidate candidate(std::uint64_t) const override { return {bytes, cost_ns, idle, evicted_producers}; }
+  Candidate candidate(std::uint64_t) const override { return {bytes, cost_ns, idle, evicted_producers, own_cost_ns}; }
   bool evict() override {
     evicted = true;
     return true;
@@ -29,7 +29,7 @@ struct FakeResident final : Resident {
   std::string describe() const override { return "stand-in of " + std::to_string(bytes) + " bytes"; }
 
   std::size_t bytes;
-  double cost_ns, idle;
+  double cost_ns, own_cost_ns, idle;
   bool evictable;
   std::uint32_t evicted_producers = 0;
   bool evicted = false;
@@ -65,6 +65,28 @@ TEST_F(Residency, DtrEvictsTheCheapestPerByteAndIdleTimeFirst) {
   EXPECT_FALSE(recent.evicted);
 }
 
+// DTR's local variant scores a value by its own cost: one behind evicted
+// producers (a large e*) is no longer protected by theirs.
+TEST_F(Residency, DtrLocalIgnoresTheCostOfEvictedNeighbours) {
+  FakeResident& behind_chain = add(1000, 1e6, 1e3);
+  behind_chain.own_cost_ns = 1e2;
+  behind_chain.evicted_producers = 3;
+  FakeResident& alone = add(1000, 1e4, 1e3);
+  set_policy(Policy::Dtr);
+  ASSERT_TRUE(make_room(1));
+  EXPECT_TRUE(alone.evicted);
+  EXPECT_FALSE(behind_chain.evicted);
+  alone.evicted = false;
+  {
+    std::lock_guard lock(residency_mutex());
+    add_resident(alone);
+  }
+  set_policy(Policy::DtrLocal);
+  ASSERT_TRUE(make_room(1));
+  EXPECT_TRUE(behind_chain.evicted);
+  EXPECT_FALSE(alone.evicted);
+}
+
 TEST_F(Residency, LruEvictsTheLongestUnusedAndLargestTheBiggest) {
   FakeResident& stale = add(100, 1e9, 1e9);
   FakeResident& big = add(10000, 1, 1e3);
@@ -97,7 +119,7 @@ TEST_F(Residency, AValueAtTheEndOfALongChainOfEvictedProducersGoesLast) {
   FakeResident& chained = add(100000, 1, 1e9);
   chained.evicted_producers = kLongChain + 1;
   FakeResident& plain = add(1000, 1e6, 10);
-  for (Policy p : {Policy::Dtr, Policy::Lru, Policy::Largest}) {
+  for (Policy p : {Policy::Dtr, Policy::DtrLocal, Policy::Lru, Policy::Largest}) {
     set_policy(p);
     plain.evicted = false;
     ASSERT_TRUE(make_room(1));
@@ -122,8 +144,9 @@ TEST_F(Residency, AmongManyItSamplesAndStillFindsAnEvictableValue) {
   EXPECT_TRUE(only.evicted);
 }
 
-TEST(EvictionPolicy, IsNamedByOneOfThreeWords) {
+TEST(EvictionPolicy, IsNamedByOneOfFourWords) {
   EXPECT_EQ(policy_named("dtr"), Policy::Dtr);
+  EXPECT_EQ(policy_named("dtr_local"), Policy::DtrLocal);
   EXPECT_EQ(policy_named("lru"), Policy::Lru);
   EXPECT_EQ(policy_named("largest"), Policy::Largest);
   for (const char* bad : {"", "DTR", "fifo"}) {

@@ -180,8 +180,8 @@ TEST_F(Eviction, AValueOfSixtyFourBytesOrLessIsNeverEvicted) {
   EXPECT_EQ(kiln::stats().evictions, 0u);
 }
 
-TEST_F(Eviction, TheEvictionPolicyIsOneOfThreeWords) {
-  for (const char* name : {"lru", "largest", "dtr"}) {
+TEST_F(Eviction, TheEvictionPolicyIsOneOfFourWords) {
+  for (const char* name : {"lru", "largest", "dtr_local", "dtr"}) {
     kiln::set_eviction_policy(name);
     EXPECT_EQ(kiln::eviction_policy(), name);
   }
