@@ -112,7 +112,8 @@ void note_evictions(const std::vector<std::size_t>& bytes_each);
 /// The OOM report's part about residents: the largest, and why they stay.
 std::string residents_report();
 
-/// Counts a recomputation that took `ns` (the Resident's side does it).
+/// Counts a recomputation and adds `ns` to the time spent recomputing (the
+/// Resident's side does it; 0 for one nested in another, whose time counts).
 void note_recompute(std::int64_t ns) noexcept;
 
 struct ResidencyStats {

@@ -4,6 +4,7 @@
 // equals the evicted one bit for bit.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -178,6 +179,33 @@ TEST_F(Eviction, AValueOfSixtyFourBytesOrLessIsNeverEvicted) {
   kiln::set_memory_budget(0);
   EXPECT_EQ(small.to_vector<float>(), (std::vector<float>{2, 4, 6, 8}));
   EXPECT_EQ(kiln::stats().evictions, 0u);
+}
+
+// Reading the last of a chain of evicted values recomputes each producer
+// inside the recomputation that needs it: the time counted is the read's,
+// not the sum of the nested ones (which counted the innermost 7 times).
+TEST_F(Eviction, NestedRecomputationsCountTheirTimeOnce) {
+  kiln::set_eviction_policy("lru");
+  kiln::manual_seed(7);
+  budget_above_live(64 * kMiB);
+  std::vector<Tensor> v{kiln::randn({512, 512})};
+  for (int i = 0; i < 6; ++i) {
+    v.push_back((v.back() * 0.5 + 1).tanh());
+    kiln::sync();
+  }
+  const std::vector<float> expected = v.back().to_vector<float>();
+  budget_above_live(kMiB / 2);
+  {
+    const Tensor filler = kiln::ones({7 * 512, 512});  // room only once all seven are evicted
+    kiln::sync();
+  }
+  const kiln::Stats before = kiln::stats();
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(v.back().to_vector<float>(), expected);
+  const double read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const kiln::Stats after = kiln::stats();
+  EXPECT_GE(after.recomputes - before.recomputes, 7u) << "each value of the chain";
+  EXPECT_LE(after.recompute_ms - before.recompute_ms, read_ms);
 }
 
 TEST_F(Eviction, TheEvictionPolicyIsOneOfFourWords) {
