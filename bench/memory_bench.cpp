@@ -76,20 +76,23 @@ struct Task {
   std::string name;
   std::int64_t batch, inputs, classes;
   std::function<Net()> make;
+  bool every_policy;  // compared under each eviction policy, else DTR only
 };
 
 Task residual_stack_task(std::int64_t batch = kStackBatch) {
   return {"residual_8x256x512_batch" + std::to_string(batch), batch, kStack.width, kStack.classes, [] {
             ResidualStack m(kStack.blocks, kStack.width, kStack.hidden, kStack.classes);
             return Net{[m](const kiln::Tensor& x) mutable { return m->forward(x); }, m->parameters()};
-          }};
+          },
+          true};
 }
 
 Task mlp_task() {
   return {"mlp_784-512-512-10_batch128", 128, kMlpDims.front(), kMlpDims.back(), [] {
             Mlp m;
             return Net{[m](const kiln::Tensor& x) mutable { return m->forward(x); }, m->parameters()};
-          }};
+          },
+          false};
 }
 
 // The residency counters of kiln::Stats that a run reports per step.
@@ -310,11 +313,10 @@ void register_all() {
   add("peak_rss/residual_stack/ten_steps", [](benchmark::State& s) { peak_rss_row(s, 10); });
   for (bool jit : {false, true}) {
     for (const Task& task : {residual_stack_task(), residual_stack_task(4 * kStackBatch), mlp_task()}) {
-      const bool stack = task.name.rfind("residual", 0) == 0;
       const std::string prefix = "budget/" + task.name + (jit ? "/jit/" : "/tier0/");
       add(prefix + "unconstrained", [task, jit](benchmark::State& s) { unconstrained_row(s, task, jit); });
       for (const std::string policy : {"dtr", "dtr_local", "lru", "largest"}) {
-        if (!stack && policy != "dtr") continue;  // the MLP: DTR only
+        if (!task.every_policy && policy != "dtr") continue;
         for (int percent : kBudgetPercents) {
           const std::string row = prefix + policy + "/" + std::to_string(percent) + "pct";
           add(row, [row, task, jit, policy, percent](benchmark::State& s) { budget_row(s, row, task, jit, policy, percent); });

@@ -8,6 +8,7 @@
 
 #include <kiln/error.h>
 
+#include "memory/size_class.h"
 #include "profiler/cut_sites.h"
 #include "profiler/enabled.h"
 #include "profiler/events.h"
@@ -22,7 +23,7 @@ std::atomic<Rematerializer> g_rematerializer{nullptr};
 // Values in the smallest block (64 bytes: a scalar, a few elements) are
 // never evicted (why_not_evictable): the recipe an evicted value keeps
 // takes more memory than that.
-constexpr std::size_t kSmallestBlock = 64;
+constexpr std::size_t kSmallestBlock = memory::class_bytes(0);
 
 // Woken when a recomputation ends; waited on under memory::residency_mutex().
 std::condition_variable& recomputed() {
