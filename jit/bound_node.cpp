@@ -87,10 +87,36 @@ kernels::ContentTag content_of(const trace::Segment& segment, const trace::Opera
   return {storage.serial(), storage.writes(), operand.geo.offset};
 }
 
-BoundNode::BoundNode(trace::Segment& segment, const trace::Node& node, bool pin) {
+// The input of `node` whose memory its output takes (see the header), if
+// one of those in `dying` can give it; -1 if none. Unpinned: the caller
+// has pinned nothing yet, so the input's bytes can change hands.
+int BoundNode::take_dying_input(trace::Segment& segment, const trace::Node& node, std::uint8_t dying) {
+  const trace::OpKind kind = trace::info(node.op).kind;
+  if (dying == 0 || (kind != OpKind::Unary && kind != OpKind::Binary && kind != OpKind::Ternary)) return -1;
+  const trace::Operand& out = node.out;
+  trace::Storage& heir = *segment.values[out.value].storage;
+  if (kernel_output_dtype(node) != out.dtype || out.geo.offset != 0 || !out.geo.is_contiguous() ||
+      static_cast<std::size_t>(out.geo.numel()) * element_size(out.dtype) != heir.nbytes())
+    return -1;
+  for (int k = 0; k < node.arity; ++k) {
+    const trace::Operand& in = node.in[k];
+    if (!(dying >> k & 1) || in.is_scalar() || in.dtype != out.dtype || !(in.geo == out.geo) ||
+        kernel_input_dtype(node, k) != in.dtype)
+      continue;
+    trace::Storage& donor = *segment.values[in.value].storage;
+    bool read_twice = false;  // through another operand, which would pin (recompute) what was given away
+    for (int j = 0; j < node.arity; ++j)
+      read_twice |= j != k && !node.in[j].is_scalar() && segment.values[node.in[j].value].storage.get() == &donor;
+    if (!read_twice && donor.nbytes() == heir.nbytes() && donor.give_memory_to(heir)) return k;
+  }
+  return -1;
+}
+
+BoundNode::BoundNode(trace::Segment& segment, const trace::Node& node, bool pin, std::uint8_t dying)
+    : reused_(take_dying_input(segment, node, dying)) {
   if (pin) {
     for (int k = 0; k < node.arity; ++k)
-      if (!node.in[k].is_scalar()) pins_[k].emplace(*segment.values[node.in[k].value].storage);
+      if (!node.in[k].is_scalar() && k != reused_) pins_[k].emplace(*segment.values[node.in[k].value].storage);
     pins_[trace::kMaxArity].emplace(*segment.values[node.out.value].storage);
   }
   call_.node = &node;
@@ -103,6 +129,10 @@ BoundNode::BoundNode(trace::Segment& segment, const trace::Node& node, bool pin)
   for (int k = 0; k < node.arity; ++k) {
     const trace::Operand& operand = node.in[k];
     const std::optional<ScalarType> dtype = kernel_input_dtype(node, k);
+    if (k == reused_) {  // its bytes are the output's now, element for element
+      call_.in[k] = final_out_;
+      continue;
+    }
     if (operand.is_scalar()) {
       if (trace::info(node.op).kind != OpKind::Creation) call_.in[k] = scalar_input(k, dtype.value_or(operand.dtype));
       continue;

@@ -34,6 +34,8 @@ class Intermediates {
     if (storage.is_allocated()) bytes_ += storage.nbytes();
     storage.release_memory();
   }
+  // `value`'s memory went to the output of the node it died at.
+  void handed_over(std::uint32_t value) { bytes_ += segment_.values[value].storage->nbytes(); }
   std::uint64_t bytes() const { return bytes_; }
 
  private:
@@ -152,8 +154,10 @@ void Engine::run(trace::Segment& segment) {
     }
     return compiled;
   };
-  // Node i on tier 0.
-  auto run_node = [&](std::uint32_t i) {
+  // Node i on tier 0. `in_order`: every node before it ran, so the inputs
+  // that die at it are read by nothing else and its output may take one's
+  // memory; not so for a node run ahead of its place.
+  auto run_node = [&](std::uint32_t i, bool in_order) {
     const trace::Node& node = segment.nodes[i];
     if (taint.reads_tainted(node)) {
       taint.mark(node.out.value);
@@ -163,7 +167,8 @@ void Engine::run(trace::Segment& segment) {
       if (residency) before_write(segment, node);
       const std::int64_t node_ns = recipes ? profiler::now_ns() : 0;
       {
-        BoundNode bound(segment, node, residency);
+        BoundNode bound(segment, node, residency, in_order ? plan.dying[i] : 0);
+        if (const int k = bound.reused_input(); k >= 0) intermediates.handed_over(node.in[k].value);
         kernels::kernel_for(node.op)(bound.call());
         bound.finish();
       }
@@ -190,7 +195,7 @@ void Engine::run(trace::Segment& segment) {
         timed = h;
         ahead_start = std::chrono::steady_clock::now();
       }
-      run_node(j);
+      run_node(j, false);
       ran_early[j] = true;
       if (h >= 0 && h == timed && j == jit->groups[h].nodes.back())
         note_interpreted(*jit->kernels[h], since(ahead_start), jit->groups[h].spec.numel(), true, start_ns);
@@ -211,7 +216,7 @@ void Engine::run(trace::Segment& segment) {
       }
     }
     if (!ran_ahead && (g < 0 || g != skip_group)) {
-      run_node(i);
+      run_node(i, true);
       if (g >= 0 && g == timed_group && i == jit->groups[g].nodes.back())
         note_interpreted(*jit->kernels[g], since(group_start), jit->groups[g].spec.numel(), !jit->groups[g].matmul,
                          start_ns);

@@ -35,6 +35,14 @@ SegmentPlan plan_segment(const trace::Segment& segment) {
 
   for (std::uint32_t v = 0; v < values.size(); ++v)
     if (last_use[v] != kUnused && is_intermediate(values[v])) plan.releases.push_back({last_use[v], v});
+  plan.dying.assign(nodes.size(), 0);
+  for (std::uint32_t i = 0; i < nodes.size(); ++i)
+    for (int k = 0; k < nodes[i].arity; ++k) {
+      const trace::Operand& in = nodes[i].in[k];
+      if (!in.is_scalar() && in.value != nodes[i].out.value && last_use[in.value] == i &&
+          is_intermediate(values[in.value]))
+        plan.dying[i] |= static_cast<std::uint8_t>(1u << k);
+    }
   std::sort(plan.releases.begin(), plan.releases.end(),
             [](const SegmentPlan::Release& a, const SegmentPlan::Release& b) { return a.node < b.node; });
   plan.ops_run = static_cast<std::uint32_t>(std::count(plan.needed.begin(), plan.needed.end(), true));

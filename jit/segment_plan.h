@@ -20,6 +20,10 @@ struct SegmentPlan {
     std::uint32_t value;
   };
   std::vector<Release> releases;
+  /// Per needed node: bit k set if input k is an intermediate that no later
+  /// needed node reads, so that its memory is free once the node has read
+  /// it (the output may take it: jit/bound_node.h).
+  std::vector<std::uint8_t> dying;
   std::uint32_t ops_run = 0;
   std::uint32_t ops_eliminated = 0;
 };

@@ -129,9 +129,13 @@ Storage::~Storage() {
 
 void Storage::allocate() {
   KILN_CHECK(state_.load() != kEvicted, "an evicted storage written without a pin");
-  block_ = memory::allocate(nbytes_);
-  data_ = block_.ptr;
+  take_block(memory::allocate(nbytes_));
   empty_graveyard();  // what making room for it may have dropped
+}
+
+void Storage::take_block(memory::Block block) {
+  block_ = block;
+  data_ = block_.ptr;
   if (memory::residency_enabled()) {
     std::lock_guard lock(memory::residency_mutex());
     tracked_.store(true, std::memory_order_relaxed);
@@ -140,35 +144,46 @@ void Storage::allocate() {
   }
 }
 
-void Storage::release_memory() noexcept {
-  if (borrowed_) return;
+void Storage::release_memory() noexcept { let_go(nullptr); }
+
+bool Storage::give_memory_to(Storage& heir) noexcept {
+  if (heir.borrowed_ || heir.data_ || heir.state_.load() != kResident) return false;
+  if (block_.bytes != memory::class_bytes(memory::class_index(heir.nbytes_))) return false;
+  return let_go(&heir);
+}
+
+// Returns the bytes to the pool, or hands them to `heir`: true if they went.
+bool Storage::let_go(Storage* heir) noexcept {
+  if (borrowed_) return false;
   dead_.store(true, std::memory_order_relaxed);
+  memory::Block block = block_;
   if (!tracked_.load(std::memory_order_relaxed)) {
-    if (!block_.ptr) return;
-    memory::release(block_);
+    if (!block.ptr) return false;
     block_ = {};
     data_ = nullptr;
     released_.store(true, std::memory_order_relaxed);
-    return;
-  }
-  RecipePtr lost;  // destroyed after the lock is released
-  std::lock_guard lock(memory::residency_mutex());
-  // Kept: a recomputation reads it; or it has no recipe and an evicted value
-  // is to be recomputed from it (it goes once none is: why_not_evictable).
-  if (pins_.load() != 0 || !block_.ptr || ((!recipe_ || recipe_problem()) && has_evicted_reader())) return;
-  memory::remove_resident(*this);
-  memory::release(block_);
-  block_ = {};
-  data_ = nullptr;
-  if (recipe_ && !recipe_problem() && hold_leaves()) {
-    state_.store(kEvicted, std::memory_order_release);
   } else {
-    lost = std::move(recipe_);
-    has_recipe_.store(false, std::memory_order_relaxed);
-    recipe_depth_.store(0, std::memory_order_relaxed);
-    released_.store(true, std::memory_order_relaxed);
-    no_recipe_ = "freed after its last use";
+    RecipePtr lost;  // destroyed after the lock is released
+    std::lock_guard lock(memory::residency_mutex());
+    // Kept: a recomputation reads it; or it has no recipe and an evicted value
+    // is to be recomputed from it (it goes once none is: why_not_evictable).
+    if (pins_.load() != 0 || !block.ptr || ((!recipe_ || recipe_problem()) && has_evicted_reader())) return false;
+    memory::remove_resident(*this);
+    block_ = {};
+    data_ = nullptr;
+    if (recipe_ && !recipe_problem() && hold_leaves()) {
+      state_.store(kEvicted, std::memory_order_release);
+    } else {
+      lost = std::move(recipe_);
+      has_recipe_.store(false, std::memory_order_relaxed);
+      recipe_depth_.store(0, std::memory_order_relaxed);
+      released_.store(true, std::memory_order_relaxed);
+      no_recipe_ = "freed after its last use";
+    }
   }
+  if (heir) heir->take_block(block);
+  else memory::release(block);
+  return true;
 }
 
 bool Storage::hold_leaves() {

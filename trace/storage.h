@@ -72,6 +72,14 @@ class Storage final : public memory::Resident {
   /// reader: no handle holds it, none ever will). With a recipe it stays
   /// recomputable (evicted), for the recipes that read it; else it is gone.
   void release_memory() noexcept;
+  /// release_memory(), except that the bytes go to `heir` instead of the
+  /// pool: the output of an elementwise node takes the memory of an input
+  /// that dies at it (jit/bound_node.h), so the node needs none of its own.
+  /// `heir` must be unallocated and of the same size. False, and nothing
+  /// changed, where release_memory() would keep the bytes (they are read:
+  /// pinned, or wanted by an evicted value without a recipe to make them
+  /// again) or they are not this storage's to give (borrowed, unallocated).
+  bool give_memory_to(Storage& heir) noexcept;
 
   /// Whether the memory manager freed its bytes (it is recomputed when pinned).
   bool is_evicted() const { return state_.load(std::memory_order_acquire) == kEvicted; }
@@ -190,6 +198,8 @@ class Storage final : public memory::Resident {
   };
 
   void allocate();
+  void take_block(memory::Block block);
+  bool let_go(Storage* heir) noexcept;
   void settle();
   void recompute(std::unique_lock<std::mutex>& lock);
   bool hold_leaves();

@@ -54,24 +54,62 @@ TEST(Engine, IntermediatesAreReleasedAfterTheirLastUse) {
   EXPECT_EQ(profiler::snapshot().intermediate_bytes, 32u);
 }
 
-TEST(Engine, AChainOfIntermediatesNeedsOnlyTwoAtATime) {
+// Each add's output takes the memory of the input that dies at it, so the
+// chain runs in one buffer beside x: the budget has room for one more.
+TEST(Engine, AnElementwiseChainRunsInTheMemoryOfItsDyingInputs) {
   constexpr std::int64_t n = 1 << 18;  // 1 MiB of float32 per tensor
   const std::size_t bytes = n * sizeof(float);
   SegmentBuilder b;
   const auto x = b.input(Floats(n, 1.0f));
   std::uint32_t previous = x;
+  std::vector<std::uint32_t> chain;
   for (int i = 0; i < 10; ++i) {
-    const auto t = b.value(bytes, true, false);
-    b.node(OpId::Add, F, whole(b, t, n), {whole(b, previous, n), number(1)});
-    previous = t;
+    chain.push_back(b.value(bytes, true, false));
+    b.node(OpId::Add, F, whole(b, chain.back(), n), {whole(b, previous, n), number(1)});
+    previous = chain.back();
   }
   const auto y = b.value(bytes);
   b.node(OpId::Neg, F, whole(b, y, n), {whole(b, previous, n)});
+  profiler::reset();
   const std::size_t before = memory::budget();
-  memory::set_budget(memory::stats().live_bytes + 4 * bytes);  // held: x, y and two intermediates at most
+  memory::set_budget(memory::stats().live_bytes + bytes + 4096);
   EXPECT_NO_THROW(b.run());
   memory::set_budget(before);
   EXPECT_EQ(b.read<float>(y)[n - 1], -11.0f);
+  for (std::uint32_t t : chain) EXPECT_FALSE(b.storage(t).is_allocated());
+  EXPECT_EQ(profiler::snapshot().intermediate_bytes, 10 * bytes);
+}
+
+// Where the dying input is read through another operand of the same node
+// too, its memory stays its own: y = t * t reads t twice.
+TEST(Engine, AnInputReadTwiceByTheNodeItDiesAtKeepsItsMemory) {
+  SegmentBuilder b;
+  const auto x = b.input(Floats{1, 2, 3});
+  const auto t = b.value(12, true, false);
+  const auto y = b.value(12);
+  b.node(OpId::Add, F, whole(b, t, 3), {whole(b, x, 3), number(1)});
+  b.node(OpId::Mul, F, whole(b, y, 3), {whole(b, t, 3), whole(b, t, 3)});
+  b.run();
+  EXPECT_EQ(b.read<float>(y), (Floats{4, 9, 16}));
+}
+
+// A dying input of another dtype or layout than the output is read as
+// before, converted or broadcast; it does not give the output its bytes.
+TEST(Engine, ADyingInputOfAnotherDtypeOrLayoutKeepsItsMemory) {
+  SegmentBuilder b;
+  const auto x = b.input(Floats{1, 2, 3, 4});
+  const auto i = b.input(std::vector<std::int32_t>{1, 2, 3, 4});
+  const auto t = b.value(16, true, false);  // int32, as large as the float output
+  const auto u = b.value(16, true, false);  // float, read transposed
+  const auto y = b.value(16), z = b.value(16);
+  b.node(OpId::Add, kInt32, whole(b, t, 4, kInt32), {whole(b, i, 4, kInt32), number(1)});
+  b.node(OpId::Mul, F, whole(b, y, 4), {whole(b, t, 4, kInt32), whole(b, x, 4)});
+  b.node(OpId::Neg, F, whole(b, u, 4), {whole(b, x, 4)});
+  b.node(OpId::Sub, F, b.view(z, F, contiguous({2, 2})),
+         {b.view(u, F, transposed(contiguous({2, 2}))), b.view(x, F, contiguous({2, 2}))});
+  b.run();
+  EXPECT_EQ(b.read<float>(y), (Floats{2, 6, 12, 20}));
+  EXPECT_EQ(b.read<float>(z), (Floats{-2, -5, -5, -8}));
 }
 
 TEST(Engine, EveryWriterOfANeededValueRuns) {

@@ -103,6 +103,29 @@ TEST_F(Eviction, RandomValuesComeBackBitForBit) {
     EXPECT_EQ((i % 2 ? kiln::rand({512, 512}) : kiln::randn({512, 512})).to_vector<float>(), seen[i]) << i;
 }
 
+// y is made in the memory of the input that dies at its node (x * 0.5 + 1),
+// which had been made in that of x * 0.5: both are evicted values now, and
+// y comes back through them.
+TEST_F(Eviction, AValueMadeInTheMemoryOfADyingInputComesBackThroughIt) {
+  kiln::set_eviction_policy("lru");
+  kiln::manual_seed(8);
+  const Tensor x = kiln::randn({512, 512});
+  const std::vector<float> expected = (x * 0.5 + 1).tanh().to_vector<float>();
+  budget_above_live(3 * kMiB + 4096);
+  kiln::reset_stats();
+  const Tensor y = (x * 0.5 + 1).tanh();
+  kiln::sync();
+  EXPECT_LE(kiln::stats().peak_bytes - kiln::stats().live_bytes, 4096u) << "one buffer for the whole chain";
+  std::vector<Tensor> pressure;
+  for (int i = 0; i < 3; ++i) {
+    pressure.push_back(x + i);  // 1 MiB each: the third evicts y, the least recently used
+    kiln::sync();
+  }
+  const std::uint64_t recomputes = kiln::stats().recomputes;
+  EXPECT_EQ(y.to_vector<float>(), expected);
+  EXPECT_EQ(kiln::stats().recomputes, recomputes + 3) << "y, and the two values whose memory it took";
+}
+
 TEST_F(Eviction, AValueWhoseDataPtrWasHandedOutIsNeverEvicted) {
   kiln::manual_seed(8);
   const Tensor x = kiln::randn({512, 512});
