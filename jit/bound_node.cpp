@@ -87,6 +87,11 @@ kernels::ContentTag content_of(const trace::Segment& segment, const trace::Opera
   return {storage.serial(), storage.writes(), operand.geo.offset};
 }
 
+bool may_take_memory_of(const trace::Operand& in, const trace::Storage& donor, const trace::Operand& out,
+                        const trace::Storage& heir) {
+  return in.dtype == out.dtype && in.geo == out.geo && donor.nbytes() == heir.nbytes() && trace::writes_whole(out, heir);
+}
+
 // The input of `node` whose memory its output takes (see the header), if
 // one of those in `dying` can give it; -1 if none. Unpinned: the caller
 // has pinned nothing yet, so the input's bytes can change hands.
@@ -95,19 +100,15 @@ int BoundNode::take_dying_input(trace::Segment& segment, const trace::Node& node
   if (dying == 0 || (kind != OpKind::Unary && kind != OpKind::Binary && kind != OpKind::Ternary)) return -1;
   const trace::Operand& out = node.out;
   trace::Storage& heir = *segment.values[out.value].storage;
-  if (kernel_output_dtype(node) != out.dtype || out.geo.offset != 0 || !out.geo.is_contiguous() ||
-      static_cast<std::size_t>(out.geo.numel()) * element_size(out.dtype) != heir.nbytes())
-    return -1;
+  if (kernel_output_dtype(node) != out.dtype) return -1;
   for (int k = 0; k < node.arity; ++k) {
     const trace::Operand& in = node.in[k];
-    if (!(dying >> k & 1) || in.is_scalar() || in.dtype != out.dtype || !(in.geo == out.geo) ||
-        kernel_input_dtype(node, k) != in.dtype)
-      continue;
+    if (!(dying >> k & 1) || in.is_scalar() || kernel_input_dtype(node, k) != in.dtype) continue;
     trace::Storage& donor = *segment.values[in.value].storage;
     bool read_twice = false;  // through another operand, which would pin (recompute) what was given away
     for (int j = 0; j < node.arity; ++j)
       read_twice |= j != k && !node.in[j].is_scalar() && segment.values[node.in[j].value].storage.get() == &donor;
-    if (!read_twice && donor.nbytes() == heir.nbytes() && donor.give_memory_to(heir)) return k;
+    if (!read_twice && may_take_memory_of(in, donor, out, heir) && donor.give_memory_to(heir)) return k;
   }
   return -1;
 }

@@ -45,6 +45,12 @@ kernels::TensorArg resolve(trace::Segment& segment, const trace::Operand& operan
 /// tell the bytes before such a node from those after it.
 kernels::ContentTag content_of(const trace::Segment& segment, const trace::Operand& operand);
 
+/// Whether the output `out` (on `heir`) can be written into the memory of
+/// the input `in` (on `donor`), element for element: the same dtype and
+/// layout, and `out` all of a storage of the donor's size.
+bool may_take_memory_of(const trace::Operand& in, const trace::Storage& donor, const trace::Operand& out,
+                        const trace::Storage& heir);
+
 class BoundNode {
  public:
   /// `dying`: bit k set if input k dies at this node (jit/segment_plan.h).

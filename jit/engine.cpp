@@ -132,14 +132,15 @@ void Engine::run(trace::Segment& segment) {
   Taint taint(segment);
 
   // Group g's compiled code over all its nodes; false: run them op by op.
-  auto run_group = [&](std::int32_t g) {
+  // `in_order` as run_node's.
+  auto run_group = [&](std::int32_t g, bool in_order) {
     const FusedGroup& group = jit->groups[g];
     if (residency)
       for (std::uint32_t j : group.nodes) before_write(segment, segment.nodes[j]);
     const std::int64_t group_ns = recipes ? profiler::now_ns() : 0;
     bool compiled = false;
     try {
-      compiled = run_fused(segment, group, *jit->kernels[g], start_ns);
+      compiled = run_fused(segment, group, *jit->kernels[g], start_ns, in_order);
     } catch (...) {
       // An output could not be allocated: run op by op, where a node that
       // fails says why and taints only what depends on it.
@@ -188,7 +189,7 @@ void Engine::run(trace::Segment& segment) {
       if (ran_early[j]) continue;
       const std::int32_t h = jit->group_of[j];
       if (h >= 0 && j == jit->groups[h].nodes.front() && !taint.any()) {
-        if (run_group(h)) {
+        if (run_group(h, false)) {
           for (std::uint32_t k : jit->groups[h].nodes) ran_early[k] = true;
           continue;
         }
@@ -208,7 +209,7 @@ void Engine::run(trace::Segment& segment) {
     const bool ran_ahead = !ran_early.empty() && ran_early[i];  // by a later group's matmul
     if (!ran_ahead && g >= 0 && i == jit->groups[g].nodes.front() && !taint.any()) {
       if (!jit->groups[g].run_first.empty()) run_ahead(jit->groups[g].run_first);
-      if (!taint.any() && run_group(g)) {
+      if (!taint.any() && run_group(g, true)) {
         skip_group = g;
       } else {
         timed_group = g;

@@ -8,12 +8,6 @@
 namespace kiln::trace {
 namespace {
 
-// Writes the whole of `storage`'s bytes: a contiguous view from its start.
-bool writes_whole(const Operand& out, const Storage& storage) {
-  const std::size_t bytes = static_cast<std::size_t>(out.geo.numel()) * element_size(out.dtype);
-  return out.geo.offset == 0 && out.geo.is_contiguous() && bytes == storage.nbytes();
-}
-
 // Installs `recipe` (or none, with `why`) on `out`, and tells its inputs
 // that `out` reads them; the recipe it replaces is destroyed after the lock
 // is released.

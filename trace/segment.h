@@ -12,6 +12,12 @@
 
 namespace kiln::trace {
 
+/// Whether `out` covers the whole of `storage`: a contiguous view from its start.
+inline bool writes_whole(const Operand& out, const Storage& storage) {
+  const std::size_t bytes = static_cast<std::size_t>(out.geo.numel()) * element_size(out.dtype);
+  return out.geo.offset == 0 && out.geo.is_contiguous() && bytes == storage.nbytes();
+}
+
 struct Value {
   std::shared_ptr<Storage> storage;
   bool produced = false;  // created by this segment (not materialized before it)

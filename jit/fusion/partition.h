@@ -58,6 +58,10 @@ struct FusedGroup {
   std::vector<std::uint32_t> run_first;
   /// Set (by the JIT, when it plans) for a tunable kernel worth reporting.
   std::shared_ptr<const TunableKernel> tunable;
+  /// Set by the JIT when it plans (jit/tier1/dying_input.h), by index into
+  /// `inputs` and `outputs`, -1 for none: an input that dies in the group
+  /// and an output of its dtype and layout, which may take its memory.
+  std::int32_t dying_input = -1, heir_output = -1;
 };
 
 /// Groups of at least `min_nodes` fusible nodes; `needed[i]` says whether

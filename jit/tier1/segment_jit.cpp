@@ -9,10 +9,12 @@
 #include <kiln/error.h>
 #include <kiln/settings.h>
 
+#include "jit/bound_node.h"
 #include "jit/fusion/epilogue.h"
 #include "jit/threads.h"
 #include "jit/tier1/config.h"
 #include "jit/tier1/disk_cache.h"
+#include "jit/tier1/dying_input.h"
 #include "jit/tier1/keyed_table.h"
 #include "jit/tier1/launch.h"
 #include "jit/tier1/matmul_epilogue.h"
@@ -114,6 +116,7 @@ void plan(SegmentJit& s, const trace::Segment& segment, const std::vector<bool>&
   if (s.planned.load()) return;
   s.dynamic = dynamic;
   s.groups = std::move(groups);
+  for (FusedGroup& group : s.groups) find_dying_input(segment, needed, group);
   s.group_of = group_of_nodes(s.groups, segment.nodes.size());
   s.value_count = segment.values.size();
   s.needed_nodes = static_cast<std::size_t>(std::count(needed.begin(), needed.end(), true));
@@ -289,7 +292,8 @@ std::shared_ptr<SegmentJit> jit_for(const trace::Segment& segment, const Segment
 // most once a millisecond, not on every run from every thread.
 constexpr std::int64_t kLastRunResolutionNs = 1'000'000;
 
-bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& kernel, std::int64_t now) {
+bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& kernel, std::int64_t now,
+               bool in_order) {
   if (now - kernel.last_run_ns.load(std::memory_order_relaxed) > kLastRunResolutionNs)
     kernel.last_run_ns.store(now, std::memory_order_relaxed);
   CompiledFn fn = kernel.fn.load(std::memory_order_acquire);
@@ -309,19 +313,40 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
     many.resize(count);
     p = many.data();
   }
+  // The input that may give its memory to an output (dying_input.h): only
+  // in the group's own place, where every other reader of it has run. It is
+  // neither pinned nor resolved until the other operands have their memory,
+  // so that a failed allocation (the group then runs op by op) leaves it
+  // untouched.
+  const std::size_t heir_slot = group.inputs.size() + static_cast<std::size_t>(group.heir_output);
+  std::size_t donor_slot = count;  // none
+  if (in_order && group.dying_input >= 0) {
+    const trace::Operand& in = operand(segment, group.inputs[group.dying_input]);
+    const trace::Operand& out = operand(segment, group.outputs[group.heir_output]);
+    const trace::Storage& heir = *segment.values[out.value].storage;
+    if (!heir.is_allocated() && may_take_memory_of(in, *segment.values[in.value].storage, out, heir))
+      donor_slot = static_cast<std::size_t>(group.dying_input);
+  }
+  auto address = [&](const trace::Operand& op) -> void* {
+    char* base = static_cast<char*>(segment.values[op.value].storage->data());
+    return base + op.geo.offset * static_cast<std::int64_t>(element_size(op.dtype));
+  };
   // Every storage the kernel touches stays in memory while it runs; an
   // evicted input is recomputed first (only possible once a budget was set).
   // A GEMM head reads its operands (and may store its product) outside the
   // spec's inputs and outputs: those are pinned too, or the GEMM's own
   // workspace could evict an operand it is about to read.
   std::vector<trace::Storage::Pin> pins;
-  if (memory::residency_ever_enabled()) {
+  const bool pinning = memory::residency_ever_enabled();
+  auto pin = [&](const trace::Operand& op) {
+    if (pinning && !op.is_scalar()) pins.emplace_back(*segment.values[op.value].storage);
+  };
+  if (pinning) {
     pins.reserve(count + 3);
-    auto pin = [&](const trace::Operand& op) {
-      if (!op.is_scalar()) pins.emplace_back(*segment.values[op.value].storage);
-    };
+    std::size_t slot = 0;
     for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs})
-      for (OperandRef ref : *refs) pin(operand(segment, ref));
+      for (OperandRef ref : *refs)
+        if (slot++ != donor_slot) pin(operand(segment, ref));
     if (group.matmul) {
       const trace::Node& mm = segment.nodes[group.matmul->node];
       pin(mm.in[0]);
@@ -336,10 +361,20 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
         p[n++] = nullptr;  // the GEMM's product: run_matmul_epilogue decides where it lives
         continue;
       }
-      const trace::Operand& op = operand(segment, ref);
-      char* base = static_cast<char*>(segment.values[op.value].storage->data());
-      p[n++] = base + op.geo.offset * static_cast<std::int64_t>(element_size(op.dtype));
+      if (donor_slot != count && (n == donor_slot || n == heir_slot)) {
+        ++n;  // below
+        continue;
+      }
+      p[n++] = address(operand(segment, ref));
     }
+  }
+  if (donor_slot != count) {
+    const trace::Operand& in = operand(segment, group.inputs[donor_slot]);
+    const trace::Operand& out = operand(segment, group.outputs[group.heir_output]);
+    const bool given = segment.values[in.value].storage->give_memory_to(*segment.values[out.value].storage);
+    if (!given) pin(in);
+    p[heir_slot] = address(out);
+    p[donor_slot] = given ? p[heir_slot] : address(in);  // the same layout: the same addresses
   }
   // The scalars, then the sizes of dynamic dims: on the stack unless there are many.
   std::int64_t few[32];

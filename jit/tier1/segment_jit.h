@@ -57,8 +57,11 @@ std::shared_ptr<const SegmentJit> last_segment_jit();
 
 /// Runs `group` with its compiled code if that is ready and the plan's view
 /// assumptions hold for this run; false means "run its nodes on tier 0".
-/// `now` is the run's start (profiler::now_ns's clock).
-bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& kernel, std::int64_t now);
+/// `now` is the run's start (profiler::now_ns's clock). `in_order`: every
+/// node before the group ran (not so for a group run ahead of a matmul), so
+/// an output may take the memory of an input that dies in the group.
+bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& kernel, std::int64_t now,
+               bool in_order);
 
 /// After a group ran on tier 0 at `now`: its heat for the compile queue,
 /// its time per element when `comparable` (the group's time alone: not a
