@@ -156,8 +156,9 @@ bool Storage::give_memory_to(Storage& heir) noexcept {
 bool Storage::let_go(Storage* heir) noexcept {
   if (borrowed_) return false;
   dead_.store(true, std::memory_order_relaxed);
-  memory::Block block = block_;
+  memory::Block block;
   if (!tracked_.load(std::memory_order_relaxed)) {
+    block = block_;
     if (!block.ptr) return false;
     block_ = {};
     data_ = nullptr;
@@ -165,9 +166,19 @@ bool Storage::let_go(Storage* heir) noexcept {
   } else {
     RecipePtr lost;  // destroyed after the lock is released
     std::lock_guard lock(memory::residency_mutex());
-    // Kept: a recomputation reads it; or it has no recipe and an evicted value
-    // is to be recomputed from it (it goes once none is: why_not_evictable).
-    if (pins_.load() != 0 || !block.ptr || ((!recipe_ || recipe_problem()) && has_evicted_reader())) return false;
+    // Kept: it has no bytes or they are being made; or it has no recipe and
+    // an evicted value is to be recomputed from it (it goes once none is:
+    // why_not_evictable).
+    if (!block_.ptr || state_.load() != kResident || ((!recipe_ || recipe_problem()) && has_evicted_reader()))
+      return false;
+    // Or a recomputation reads it: the evictor's handshake (evict()), since a
+    // recipe on another thread may pin it without the lock.
+    state_.store(kEvicting);  // seq_cst: then read pins_, as a pin does the reverse
+    if (pins_.load() != 0) {
+      state_.store(kResident);
+      return false;
+    }
+    block = block_;
     memory::remove_resident(*this);
     block_ = {};
     data_ = nullptr;
@@ -179,6 +190,7 @@ bool Storage::let_go(Storage* heir) noexcept {
       recipe_depth_.store(0, std::memory_order_relaxed);
       released_.store(true, std::memory_order_relaxed);
       no_recipe_ = "freed after its last use";
+      state_.store(kResident);  // with no bytes: released_ says so
     }
   }
   if (heir) heir->take_block(block);
