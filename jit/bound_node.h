@@ -22,8 +22,8 @@
 // node (`dying`: no later node reads it, no handle holds it) when it has the
 // output's dtype, layout and size: the node then runs in place, as `a.relu_()`
 // would, and allocates nothing. A backward pass's gradients die this way at
-// each step (where(y > 0, g, 0) of a ReLU), which keeps a third of a block's
-// activations' worth of memory off the peak of a tight budget.
+// each step (where(y > 0, g, 0) of a ReLU), and a chain of elementwise ops
+// needs one buffer instead of two.
 #pragma once
 
 #include <optional>
