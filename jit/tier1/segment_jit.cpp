@@ -318,14 +318,15 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
   // neither pinned nor resolved until the other operands have their memory,
   // so that a failed allocation (the group then runs op by op) leaves it
   // untouched.
-  const std::size_t heir_slot = group.inputs.size() + static_cast<std::size_t>(group.heir_output);
-  std::size_t donor_slot = count;  // none
+  std::size_t donor_slot = count, heir_slot = count;  // none
   if (in_order && group.dying_input >= 0) {
     const trace::Operand& in = operand(segment, group.inputs[group.dying_input]);
     const trace::Operand& out = operand(segment, group.outputs[group.heir_output]);
     const trace::Storage& heir = *segment.values[out.value].storage;
-    if (!heir.is_allocated() && may_take_memory_of(in, *segment.values[in.value].storage, out, heir))
+    if (!heir.is_allocated() && may_take_memory_of(in, *segment.values[in.value].storage, out, heir)) {
       donor_slot = static_cast<std::size_t>(group.dying_input);
+      heir_slot = group.inputs.size() + static_cast<std::size_t>(group.heir_output);
+    }
   }
   auto address = [&](const trace::Operand& op) -> void* {
     char* base = static_cast<char*>(segment.values[op.value].storage->data());
