@@ -75,10 +75,11 @@ class Storage final : public memory::Resident {
   /// release_memory(), except that the bytes go to `heir` instead of the
   /// pool: the output of an elementwise node takes the memory of an input
   /// that dies at it (jit/bound_node.h), so the node needs none of its own.
-  /// `heir` must be unallocated and of the same size. False, and nothing
-  /// changed, where release_memory() would keep the bytes (they are read:
-  /// pinned, or wanted by an evicted value without a recipe to make them
-  /// again) or they are not this storage's to give (borrowed, unallocated).
+  /// `heir` must be unallocated and of the same size class. False, the
+  /// bytes staying here, where release_memory() would keep them (they are
+  /// read: pinned or being recomputed, or wanted by an evicted value without
+  /// a recipe to make them again), where they are not this storage's to
+  /// give (borrowed, unallocated), or where `heir` cannot take them.
   bool give_memory_to(Storage& heir) noexcept;
 
   /// Whether the memory manager freed its bytes (it is recomputed when pinned).
