@@ -1,7 +1,8 @@
 // Generated GEMM micro-kernels (jit/kernels/gemm_tile.h): every tile that
 // fits the registers of AVX2 (and of AVX-512 where the CPU has it) gives
 // the exact product on values whose sums are exact, on edge tiles, across
-// depth blocks and into a transposed C; and, on values whose sums round,
+// depth blocks, into a transposed C and from column-major A and B (the
+// packing of every tile's panel widths); and, on values whose sums round,
 // the same bits as the hand-written kernel (the same operations per
 // element in the same order).
 #include <gtest/gtest.h>
@@ -60,16 +61,31 @@ struct Product {
     for (T& x : b) x = exact ? T(quarter(rng)) / 4 : T(uniform(rng));
   }
 
-  // C (m × n) row-major, or stored transposed when `transposed_c`.
-  std::vector<T> run(const GemmConfig& config, bool transposed_c = false) const {
+  // C (m × n) row-major, or stored transposed when `transposed_c`; A and B
+  // read in place, or from copies stored column-major when `transposed_ab`
+  // (each packed along its other axis: A's rows of the tile's mr values
+  // copied whole, B's panels transposed).
+  std::vector<T> run(const GemmConfig& config, bool transposed_c = false, bool transposed_ab = false) const {
     std::vector<T> c(m * n, T(-7));
     const MatrixRef<T> cr = transposed_c ? MatrixRef<T>{c.data(), 1, m} : MatrixRef<T>{c.data(), n, 1};
-    gemm(m, n, k, MatrixRef<const T>{a.data(), k, 1}, MatrixRef<const T>{b.data(), n, 1}, cr, config);
+    if (transposed_ab) {
+      const std::vector<T> at = column_major(a, m, k), bt = column_major(b, k, n);
+      gemm(m, n, k, MatrixRef<const T>{at.data(), 1, m}, MatrixRef<const T>{bt.data(), 1, k}, cr, config);
+    } else {
+      gemm(m, n, k, MatrixRef<const T>{a.data(), k, 1}, MatrixRef<const T>{b.data(), n, 1}, cr, config);
+    }
     if (!transposed_c) return c;
     std::vector<T> rows(c.size());
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) rows[i * n + j] = c[j * m + i];
     return rows;
+  }
+
+  static std::vector<T> column_major(const std::vector<T>& rows_first, std::int64_t rows, std::int64_t cols) {
+    std::vector<T> out(rows_first.size());
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < cols; ++j) out[j * rows + i] = rows_first[i * cols + j];
+    return out;
   }
 
   std::vector<T> reference() const {
@@ -101,11 +117,13 @@ void exact_products(GemmVariant variant) {
   const std::vector<T> want = p.reference();
   for (int tile : tiles_of(variant)) {
     SCOPED_TRACE("tile " + std::to_string(tile_mr(tile)) + "x" + std::to_string(tile_nv(tile)));
-    for (bool transposed_c : {false, true}) {
-      const std::vector<T> got = p.run(with_tile(tile, 64), transposed_c);
-      for (std::size_t i = 0; i < want.size(); ++i)
-        ASSERT_EQ(got[i], want[i]) << "element " << i << (transposed_c ? " of a transposed C" : "");
-    }
+    for (bool transposed_c : {false, true})
+      for (bool transposed_ab : {false, true}) {
+        const std::vector<T> got = p.run(with_tile(tile, 64), transposed_c, transposed_ab);
+        for (std::size_t i = 0; i < want.size(); ++i)
+          ASSERT_EQ(got[i], want[i]) << "element " << i << (transposed_c ? " of a transposed C" : "")
+                                     << (transposed_ab ? " of column-major A and B" : "");
+      }
   }
 }
 
