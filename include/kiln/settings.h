@@ -82,7 +82,8 @@ void set_dump(const std::string& stages, const std::string& dir = ".");
 /// Where matrix products and JIT-compiled kernels take their configs
 /// (KILN_AUTOTUNE): Off, the built-in heuristic ("0"); Database, what
 /// `kiln tune` stored ("1", the default); Online, besides, hot products
-/// with no stored config are tuned in the background ("online").
+/// and compiled kernels with no stored config are tuned in the background
+/// and their winners swapped in ("online").
 enum class AutotuneMode { Off, Database, Online };
 void set_autotune_mode(AutotuneMode mode);
 AutotuneMode autotune_mode();

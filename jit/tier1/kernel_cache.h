@@ -53,12 +53,24 @@ struct KernelEntry : std::enable_shared_from_this<KernelEntry> {
   /// The decayed heat at `now`.
   double heat(std::int64_t now) const;
 
+  // Online tuning (online_tuning.h): the kernel's code with the knobs its
+  // tuning key's search found, once published; a run takes it over `fn`
+  // and launches with its knobs. Set once, owned by `tuned_code`.
+  struct TunedCode {
+    CompiledFn fn;
+    KernelKnobs knobs;
+  };
+  std::atomic<const TunedCode*> tuned{nullptr};
+  std::atomic<bool> online_requested{false};  // its tuning job was queued
+  std::atomic<bool> online_done{false};       // that job ended: its runs report their knobs as "online"
+
   std::mutex mu;           // guards the fields below
   std::string failure;     // why it failed or was demoted
   double compile_ms = 0;   // of the published code
-  // Every code it published (O1, then O3): a run that loaded an older
-  // pointer may still be in it, and holds this entry meanwhile.
+  // Every code it published (O1, then O3, then tuned): a run that loaded an
+  // older pointer may still be in it, and holds this entry meanwhile.
   std::vector<std::shared_ptr<const KernelCode>> code;
+  std::unique_ptr<const TunedCode> tuned_code;
 };
 
 /// The process-wide cache. `find_or_add` returns the shared entry of `spec`.

@@ -19,9 +19,10 @@ constexpr std::int64_t kGrain = 32768;
 constexpr std::size_t kInlineSlots = 16;
 constexpr std::size_t kInlinePointers = 64;
 
-void launch_partial(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars) {
+void launch_partial(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars,
+                    const KernelKnobs& knobs) {
   const std::int64_t n = spec.numel();
-  const std::int64_t chunk = spec.knobs.partial_chunk > 0 ? spec.knobs.partial_chunk : kPartialChunk;
+  const std::int64_t chunk = knobs.partial_chunk > 0 ? knobs.partial_chunk : kPartialChunk;
   const std::int64_t chunks = std::max<std::int64_t>(1, (n + chunk - 1) / chunk);
   const std::size_t operands = spec.inputs.size() + spec.outputs.size();
   std::size_t inline_reduced[kInlinePointers];  // the outputs that receive partial slots
@@ -55,12 +56,13 @@ void launch_partial(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, co
 
 }  // namespace
 
-void launch(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars) {
-  if (spec.is_partial()) return launch_partial(spec, fn, ptrs, scalars);
+void launch(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars,
+            const KernelKnobs& knobs) {
+  if (spec.is_partial()) return launch_partial(spec, fn, ptrs, scalars, knobs);
   const std::int64_t range = spec.range();
   // A row kernel's ranges are rows: as many as make the grain's elements.
   const std::int64_t per_item = range > 0 ? std::max<std::int64_t>(1, spec.numel() / range) : 1;
-  const std::int64_t elements = spec.knobs.grain > 0 ? spec.knobs.grain : kGrain;
+  const std::int64_t elements = knobs.grain > 0 ? knobs.grain : kGrain;
   const std::int64_t grain = std::max<std::int64_t>(1, elements / per_item);
   kernels::parallel_ranges(range, grain, [&](std::int64_t b, std::int64_t e) { fn(b, e, ptrs, scalars); });
 }

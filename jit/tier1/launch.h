@@ -11,7 +11,12 @@
 namespace kiln::jit {
 
 /// Runs `fn`, compiled from `spec` (the caller's copy: this run's sizes),
-/// with the CompiledFn arguments `ptrs` and `scalars`.
-void launch(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars);
+/// with the CompiledFn arguments `ptrs` and `scalars`, split as `knobs` say
+/// (the launch knobs `fn` was tuned with; by default the spec's).
+void launch(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars,
+            const KernelKnobs& knobs);
+inline void launch(const KernelSpec& spec, CompiledFn fn, void* const* ptrs, const std::int64_t* scalars) {
+  launch(spec, fn, ptrs, scalars, spec.knobs);
+}
 
 }  // namespace kiln::jit

@@ -18,6 +18,7 @@
 #include "jit/tier1/keyed_table.h"
 #include "jit/tier1/launch.h"
 #include "jit/tier1/matmul_epilogue.h"
+#include "jit/tier1/online_tuning.h"
 #include "jit/tier1/plan_text.h"
 #include "jit/tuning/kernel_targets.h"
 #include "jit/tuning/kernel_tuning.h"
@@ -296,7 +297,9 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
                bool in_order) {
   if (now - kernel.last_run_ns.load(std::memory_order_relaxed) > kLastRunResolutionNs)
     kernel.last_run_ns.store(now, std::memory_order_relaxed);
-  CompiledFn fn = kernel.fn.load(std::memory_order_acquire);
+  // The code online tuning published, with its knobs, over the kernel's own.
+  const KernelEntry::TunedCode* tuned = kernel.tuned.load(std::memory_order_acquire);
+  CompiledFn fn = tuned ? tuned->fn : kernel.fn.load(std::memory_order_acquire);
   if (!fn || kernel.state.load() != KernelState::Compiled || !views_match(segment, group)) {
     profiler::count(profiler::JitEvent::GroupRunInterpreted);
     return false;
@@ -397,7 +400,7 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
     if (kernel.spec.dynamic_dims >> d & 1) scalars[n_scalars++] = spec.sizes[d];
   const std::int64_t total = spec.numel();
   if (!group.matmul) {
-    launch(spec, fn, p, scalars);
+    launch(spec, fn, p, scalars, tuned ? tuned->knobs : spec.knobs);
   } else if (!run_matmul_epilogue(segment, group, fn, p, scalars)) {
     profiler::count(profiler::JitEvent::GroupRunInterpreted);
     return false;
@@ -409,9 +412,12 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
           : -1;
   if (tunable)
     profiler::note_tunable_run({.key = group.tunable->key, .target = group.tunable->target,
-                                .threads = static_cast<std::uint32_t>(num_threads()), .config = group.tunable->config,
+                                .threads = static_cast<std::uint32_t>(num_threads()),
+                                .config = kernel.online_done.load(std::memory_order_acquire) ? "online"
+                                                                                             : group.tunable->config,
                                 .nanoseconds = ns});
   feedback(kernel, timed && !group.matmul ? ns : -1, total);
+  note_online_run(group, kernel);
   return true;
 }
 

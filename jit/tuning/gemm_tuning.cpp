@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <mutex>
 #include <random>
 #include <unordered_map>
@@ -14,12 +13,10 @@
 #include "jit/kernels/gemm_few_rows.h"
 #include "jit/kernels/gemm_tile.h"
 #include "jit/threads.h"
-#include "jit/tier1/kernel_cache.h"
+#include "jit/tuning/background_tuning.h"
 #include "jit/tuning/settle.h"
 #include "jit/tuning/tuning_store.h"
-#include "profiler/events.h"
 #include "profiler/enabled.h"
-#include "profiler/jit_counters.h"
 #include "profiler/tunables.h"
 
 namespace kiln::jit::tuning {
@@ -153,12 +150,8 @@ Memo& memo_instance() {
   return memo;
 }
 
-void tune_in_background(const GemmShape& shape) {
-  profiler::add_tunes_in_flight(1);
-  run_in_background([shape] {
-    struct InFlight {
-      ~InFlight() { profiler::add_tunes_in_flight(-1); }
-    } in_flight;
+void tune_online(const GemmShape& shape) {
+  tune_in_background([shape] {
     const std::int64_t start = profiler::now_ns();
     autotune::SearchOptions options;
     options.budget_seconds = online_budget_seconds();
@@ -169,12 +162,7 @@ void tune_in_background(const GemmShape& shape) {
       std::lock_guard lock(memo.mutex);
       memo.online[r.key].winner = r.best;
     }
-    char detail[160];
-    std::snprintf(detail, sizeof detail, "%s: %.3f -> %.3f ms", r.key.c_str(), r.heuristic_seconds * 1e3,
-                  r.best_seconds * 1e3);
-    profiler::count(profiler::JitEvent::Tuned);
-    profiler::log_event({.kind = profiler::EventKind::Tuned, .detail = detail, .start_ns = start,
-                         .duration_ns = profiler::now_ns() - start});
+    note_tuned(r.key, r.heuristic_seconds, r.best_seconds, start);
   });
 }
 
@@ -256,7 +244,7 @@ std::optional<TunedGemm> tuned_gemm_config(const GemmShape& shape, const std::st
     if (online.winner) return TunedGemm{*online.winner, "online"};
     if (!online.requested && ++online.calls >= kOnlineAfterCalls && shape.m * shape.n * shape.k >= kOnlineWork) {
       online.requested = true;
-      tune_in_background(shape);
+      tune_online(shape);
     }
   }
   const auto now = std::chrono::steady_clock::now();

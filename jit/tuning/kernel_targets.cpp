@@ -65,16 +65,23 @@ KernelSpec fused_kernel_spec(std::string_view name, std::span<const std::int64_t
   return spec;
 }
 
-std::string fused_kernel_target(const KernelSpec& spec) {
+std::optional<FusedKernelTarget> fused_target_of(const KernelSpec& spec) {
   const std::string key = kernel_key(spec);
-  if (key.empty() || spec.numel() == 0) return "";
+  if (key.empty() || spec.numel() == 0) return std::nullopt;
   const std::int64_t rows = spec.range();
   const bool row_kernel = key.starts_with("row_reduce/");
-  const char* name = row_kernel ? "softmax" : key.starts_with("sum/") ? "sum" : "exp";
-  const std::vector<std::int64_t> shape =
-      row_kernel ? std::vector<std::int64_t>{rows, spec.numel() / rows} : std::vector<std::int64_t>{spec.numel()};
-  if (kernel_key(fused_kernel_spec(name, shape)) != key) return "";  // float64, or a row kernel of other loops
-  return row_kernel ? detail::cat(name, " ", shape[0], "x", shape[1]) : detail::cat(name, " ", shape[0]);
+  FusedKernelTarget target{row_kernel ? "softmax" : key.starts_with("sum/") ? "sum" : "exp",
+                           row_kernel ? std::vector<std::int64_t>{rows, spec.numel() / rows}
+                                      : std::vector<std::int64_t>{spec.numel()}};
+  if (kernel_key(fused_kernel_spec(target.name, target.shape)) != key) return std::nullopt;  // float64, or other loops
+  return target;
+}
+
+std::string fused_kernel_target(const KernelSpec& spec) {
+  const std::optional<FusedKernelTarget> t = fused_target_of(spec);
+  if (!t) return "";
+  return t->shape.size() == 2 ? detail::cat(t->name, " ", t->shape[0], "x", t->shape[1])
+                              : detail::cat(t->name, " ", t->shape[0]);
 }
 
 double bytes_moved(const KernelSpec& spec) {

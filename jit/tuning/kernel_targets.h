@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "jit/fusion/kernel_spec.h"
 
@@ -28,10 +30,18 @@ const FusedKernelName* fused_kernel_name(std::string_view name);
 /// The kernel of a target; `shape` has the name's number of extents, each >= 1.
 KernelSpec fused_kernel_spec(std::string_view name, std::span<const std::int64_t> shape);
 
+/// A target: a name of kFusedKernelNames and its extents.
+struct FusedKernelTarget {
+  const char* name;
+  std::vector<std::int64_t> shape;
+};
+
 /// The target a program's kernel is tuned as: "sum N", "softmax RxC" or
 /// "exp N" when that target's kernel has the same database key (every
-/// elementwise kernel of a size shares the key of "exp" at that size), else
-/// "".
+/// elementwise kernel of a size shares the key of "exp" at that size).
+std::optional<FusedKernelTarget> fused_target_of(const KernelSpec& spec);
+
+/// fused_target_of(spec) as `kiln tune` writes it ("softmax 4096x1024"), or "".
 std::string fused_kernel_target(const KernelSpec& spec);
 
 /// Bytes one run of the kernel reads and writes, each operand once (the

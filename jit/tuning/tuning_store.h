@@ -8,9 +8,9 @@
 //
 // KILN_AUTOTUNE: unset or 1, kernels use what the database holds (tuned by
 // `kiln tune`); 0, every kernel runs its heuristic; `online`, besides, a
-// hot kernel with no entry is tuned in the background while the program
-// runs (KILN_AUTOTUNE_BUDGET seconds each, default 2) and its winner used
-// from then on. Online tuning is not the default because a swapped config
+// hot product or compiled kernel with no entry is tuned in the background
+// while the program runs (KILN_AUTOTUNE_BUDGET seconds each, default 2)
+// and its winner used from then on. Online tuning is not the default because a swapped config
 // changes the order of floating-point sums in the middle of a run: a
 // program's results would depend on when tuning finished.
 #pragma once

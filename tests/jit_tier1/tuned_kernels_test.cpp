@@ -2,9 +2,11 @@
 // targets describe (jit/tuning/kernel_targets.h) are the ones x.sum(),
 // x.softmax(1) and x.exp() compile to; with a database entry for their key
 // the program's kernel takes the entry's knobs and still agrees with tier 0
-// and a plain reference; with KILN_AUTOTUNE=0 it keeps the heuristic's.
+// and a plain reference; with KILN_AUTOTUNE=0 it keeps the heuristic's;
+// with KILN_AUTOTUNE=online a hot one is tuned and its winner swapped in.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -14,6 +16,8 @@
 #include <kiln/kiln.h>
 
 #include "jit/threads.h"
+#include "jit/tier1/online_tuning.h"
+#include "profiler/enabled.h"
 #include "jit/tuning/kernel_targets.h"
 #include "jit/tuning/kernel_tuning.h"
 #include "jit/tuning/tuning_store.h"
@@ -142,6 +146,79 @@ TEST_F(TunedKernels, LargeKernelsAreCountedAsTunableRunsWithTheirTarget) {
   const kiln::jit::KernelSpec f64 = run_fused(large[2], kref::make(input(large[2].shape), kiln::kFloat64));
   ASSERT_TRUE(tunable(tuning::kernel_key(f64)));
   EXPECT_EQ(tunable(tuning::kernel_key(f64))->target, "") << "kiln tune's kernels are float32";
+}
+
+// KILN_AUTOTUNE=online: a hot kernel whose key has no entry is searched
+// once (here at once: this suite compiles synchronously), its winner is
+// stored, logged and reported as "online", and every result, before and
+// after, stays the reference.
+TEST_F(TunedKernels, OnlineTuningSearchesAHotKernelOnceAndReportsItsWinner) {
+  const Case c = {"softmax", {512, 1024}, [](const Tensor& x) { return x.softmax(1); },
+                  kref::softmax(input({512, 1024}), 1)};
+  const kiln::jit::KernelSpec target = tuning::fused_kernel_spec(c.name, c.shape);
+  const std::string key = tuning::kernel_key(target);
+  ASSERT_FALSE(tuning::tuned_knobs(target));
+  const double budget = tuning::online_budget_seconds();
+  tuning::set_online_budget_seconds(0.2);
+  tuning::set_autotune_mode(kiln::AutotuneMode::Online);
+  kiln::profiler::reset();
+  const std::uint64_t tuned_before = kiln::stats().jit.tunes_done;
+
+  const Tensor x = kref::make(input(c.shape), kiln::kFloat32);
+  {
+    tiers::Tier1Scope scope;
+    for (int run = 0; run < 48; ++run)
+      ASSERT_TRUE(reduction_cases::matches(c.op(x).to(kiln::kFloat64), c.want, 1e-5)) << "run " << run;
+  }
+  tuning::set_online_budget_seconds(budget);
+
+  EXPECT_EQ(kiln::stats().jit.tunes_done, tuned_before + 1) << "the key is searched once";
+  EXPECT_TRUE(tuning::tuned_knobs(target)) << "the winner is stored";
+  bool logged = false;
+  for (const kiln::EventStats& e : kiln::stats().recent_events)
+    logged |= std::string(e.kind) == "tuned" && e.detail.find(key) == 0;
+  EXPECT_TRUE(logged) << "no 'tuned' event naming " << key;
+  ASSERT_TRUE(tunable(key));
+  EXPECT_STREQ(tunable(key)->config, "online");
+}
+
+// The swap: once online tuning publishes a kernel's tuned code, its runs
+// take that code (a wrapper here, counting its calls) and stay the
+// reference; a kernel is swapped once.
+TEST_F(TunedKernels, TheCodeOnlineTuningPublishesIsWhatTheKernelRuns) {
+  const Case c = cases()[1];
+  const Tensor x = kref::make(input(c.shape), kiln::kFloat32);
+  run_fused(c, x);
+  const std::shared_ptr<const kiln::jit::SegmentJit> s = kiln::jit::last_segment_jit();
+  ASSERT_TRUE(s && s->kernels.size() == 1);
+  kiln::jit::KernelEntry& kernel = *s->kernels[0];
+  ASSERT_TRUE(kernel.fn.load());
+  ASSERT_FALSE(kernel.tuned.load());
+
+  static kiln::jit::CompiledFn heuristic;
+  static std::atomic<int> calls;
+  heuristic = kernel.fn.load();
+  calls = 0;
+  const kiln::jit::CompiledFn counting = [](std::int64_t b, std::int64_t e, void* const* p, const std::int64_t* sc) {
+    ++calls;
+    heuristic(b, e, p, sc);
+  };
+  const std::uint64_t swaps_before = kiln::stats().jit.hot_swaps;
+  // One task for all 300 rows, where the heuristic's grain (32768 elements,
+  // 163 rows) makes two.
+  const kiln::jit::KernelKnobs knobs{.grain = std::int64_t{1} << 20};
+  kiln::jit::publish_tuned(kernel, {counting, knobs}, nullptr, kiln::profiler::now_ns());
+  EXPECT_EQ(kiln::stats().jit.hot_swaps, swaps_before + 1);
+  ASSERT_TRUE(kernel.tuned.load());
+  EXPECT_EQ(kernel.tuned.load()->knobs, knobs);
+  kiln::jit::publish_tuned(kernel, {heuristic, {}}, nullptr, kiln::profiler::now_ns());
+  EXPECT_EQ(kernel.tuned.load()->fn, counting) << "swapped once";
+
+  tiers::Tier1Scope scope;
+  const Tensor y = c.op(x);
+  kiln::sync();  // the softmax alone: the segment of the kernel above
+  EXPECT_EQ(calls.load(), 1) << "the tuned code runs, in one task: its grain";
+  EXPECT_TRUE(reduction_cases::matches(y.to(kiln::kFloat64), c.want, 1e-5));
 }
 
 TEST_F(TunedKernels, AutotuneOffKeepsTheHeuristic) {
