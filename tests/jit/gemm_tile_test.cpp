@@ -195,11 +195,12 @@ TEST(GemmTile, TheTunerOffersGeneratedTilesBesideTheHandWrittenOne) {
 TEST(GemmTile, TheHeuristicTakesAFourRowTileWhereSixRowsWouldPadMost) {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2";
   const VariantGuard guard(GemmVariant::Avx2);
-  auto tile = [](std::int64_t m) { return default_gemm_config({4, true, false, m, 512, 512}).tile; };
+  auto tile = [](std::int64_t m, int bytes = 4) { return default_gemm_config({bytes, true, false, m, 512, 512}).tile; };
   EXPECT_EQ(tile(20), tile_code(4, 2));  // 24 rows padded with 6-row panels
   EXPECT_EQ(tile(32), tile_code(4, 2));  // 36
-  EXPECT_EQ(tile(24), 0);                // 6 divides it
-  EXPECT_EQ(tile(128), 0);               // 132 against 128 / 0.96
+  EXPECT_EQ(tile(24), tile_code(6, 2));  // 6 divides it: the generated 6-row tile
+  EXPECT_EQ(tile(128), tile_code(6, 2)); // 132 against 128 / 0.96
+  EXPECT_EQ(tile(128, 8), 0);            // float64: the hand-written one
   EXPECT_EQ(tile(kFewRows), 0);          // the few-rows path
 }
 
