@@ -108,37 +108,60 @@ bool avx2_transpose(int width) {
   return (width % 8 == 0 || width == 6) && (v == GemmVariant::Avx2 || v == GemmVariant::Avx512);
 }
 
-// A copy of `Bytes`, a size the compiler knows: inlined as vector moves.
-template <int Bytes>
-inline void copy_bytes(void* out, const void* s) {
-  std::memcpy(out, s, Bytes);
+// The panels of a source read along the panels' rows (B of a row-major
+// product; A read transposed, a weight gradient's dY^T): for each depth
+// step, a copy per panel. `Bytes` is a full panel row's size, known to the
+// compiler so that each copy is inlined as vector moves (0: any width,
+// through memcpy). A libc memcpy call per 64 bytes was 7% of an MLP
+// training step; per 24-byte A row, 1.6% of its forward and backward; and
+// choosing the copy per row by its width, 13% of the copy loop's samples.
+template <int Bytes, class T>
+void copy_panels(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t depth, int width,
+                 std::int64_t first_panel, std::int64_t end_panel) {
+  const std::size_t row_bytes = Bytes > 0 ? Bytes : static_cast<std::size_t>(width) * sizeof(T);
+  const std::int64_t span_rows = std::min(rows, end_panel * width) - first_panel * width;
+  for (std::int64_t k = 0; k < depth; ++k) {
+    if (src.row_stride == 1 && k + kPrefetchSteps < depth)
+      prefetch_span(&src.at(first_panel * width, k + kPrefetchSteps), span_rows * sizeof(T));
+    for (std::int64_t p = first_panel; p < end_panel; ++p) {
+      T* out = dst + (p * depth + k) * width;
+      const std::int64_t r0 = p * width, valid = std::min<std::int64_t>(width, rows - r0);
+      const T* s = &src.at(r0, k);
+      if (src.row_stride == 1 && valid == width)
+        std::memcpy(out, s, row_bytes);
+      else if (src.row_stride == 1)
+        std::memcpy(out, s, static_cast<std::size_t>(valid) * sizeof(T));
+      else
+        for (std::int64_t r = 0; r < valid; ++r) out[r] = s[r * src.row_stride];
+      for (std::int64_t r = valid; r < width; ++r) out[r] = T(0);
+    }
+  }
 }
 
-// One depth step of a full panel from contiguous rows, inlined for every
-// width a register tile has: B panels of 1-4 vectors (32-256 bytes), A
-// panels of 1-8 rows (an A read along its rows: a weight gradient's
-// dY^T). A libc memcpy call per 64 bytes was 7% of an MLP training step;
-// per 24-byte A row, 1.6% of its forward and backward.
+// copy_panels for the width of every register tile's panels: B panels of
+// 1-4 vectors (32-256 bytes), A panels of 1-8 rows.
 template <class T>
-inline void copy_panel_row(T* out, const T* s, int width) {
+void copy_panels_of_width(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t depth, int width,
+                          std::int64_t first_panel, std::int64_t end_panel) {
+  auto copy = [&]<int Bytes>() { copy_panels<Bytes>(dst, src, rows, depth, width, first_panel, end_panel); };
   switch (width * static_cast<int>(sizeof(T))) {
-    case 4: return copy_bytes<4>(out, s);
-    case 8: return copy_bytes<8>(out, s);
-    case 12: return copy_bytes<12>(out, s);
-    case 16: return copy_bytes<16>(out, s);
-    case 20: return copy_bytes<20>(out, s);
-    case 24: return copy_bytes<24>(out, s);
-    case 28: return copy_bytes<28>(out, s);
-    case 32: return copy_bytes<32>(out, s);
-    case 40: return copy_bytes<40>(out, s);
-    case 48: return copy_bytes<48>(out, s);
-    case 56: return copy_bytes<56>(out, s);
-    case 64: return copy_bytes<64>(out, s);
-    case 96: return copy_bytes<96>(out, s);
-    case 128: return copy_bytes<128>(out, s);
-    case 192: return copy_bytes<192>(out, s);
-    case 256: return copy_bytes<256>(out, s);
-    default: std::memcpy(out, s, static_cast<std::size_t>(width) * sizeof(T));
+    case 4: return copy.template operator()<4>();
+    case 8: return copy.template operator()<8>();
+    case 12: return copy.template operator()<12>();
+    case 16: return copy.template operator()<16>();
+    case 20: return copy.template operator()<20>();
+    case 24: return copy.template operator()<24>();
+    case 28: return copy.template operator()<28>();
+    case 32: return copy.template operator()<32>();
+    case 40: return copy.template operator()<40>();
+    case 48: return copy.template operator()<48>();
+    case 56: return copy.template operator()<56>();
+    case 64: return copy.template operator()<64>();
+    case 96: return copy.template operator()<96>();
+    case 128: return copy.template operator()<128>();
+    case 192: return copy.template operator()<192>();
+    case 256: return copy.template operator()<256>();
+    default: return copy.template operator()<0>();
   }
 }
 
@@ -147,26 +170,7 @@ inline void copy_panel_row(T* out, const T* s, int width) {
 template <class T>
 void pack_panels(T* dst, MatrixRef<const T> src, std::int64_t rows, std::int64_t depth, int width,
                  std::int64_t first_panel, std::int64_t end_panel) {
-  if (src.row_stride <= src.col_stride) {
-    const std::int64_t span_rows = std::min(rows, end_panel * width) - first_panel * width;
-    for (std::int64_t k = 0; k < depth; ++k) {
-      if (src.row_stride == 1 && k + kPrefetchSteps < depth)
-        prefetch_span(&src.at(first_panel * width, k + kPrefetchSteps), span_rows * sizeof(T));
-      for (std::int64_t p = first_panel; p < end_panel; ++p) {
-        T* out = dst + (p * depth + k) * width;
-        const std::int64_t r0 = p * width, valid = std::min<std::int64_t>(width, rows - r0);
-        const T* s = &src.at(r0, k);
-        if (src.row_stride == 1 && valid == width)
-          copy_panel_row(out, s, width);
-        else if (src.row_stride == 1)
-          std::memcpy(out, s, static_cast<std::size_t>(valid) * sizeof(T));
-        else
-          for (std::int64_t r = 0; r < valid; ++r) out[r] = s[r * src.row_stride];
-        for (std::int64_t r = valid; r < width; ++r) out[r] = T(0);
-      }
-    }
-    return;
-  }
+  if (src.row_stride <= src.col_stride) return copy_panels_of_width(dst, src, rows, depth, width, first_panel, end_panel);
   const bool vector = std::is_same_v<T, float> && src.col_stride == 1 && avx2_transpose(width);
   for (std::int64_t p = first_panel; p < end_panel; ++p) {
     T* panel = dst + p * width * depth;
