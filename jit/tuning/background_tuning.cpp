@@ -1,6 +1,7 @@
 #include "jit/tuning/background_tuning.h"
 
 #include <cstdio>
+#include <exception>
 
 #include "jit/tier1/kernel_cache.h"
 #include "profiler/enabled.h"
@@ -15,7 +16,12 @@ void tune_in_background(std::function<void()> tuning) {
     struct InFlight {
       ~InFlight() { profiler::add_tunes_in_flight(-1); }
     } in_flight;
-    tuning();
+    try {
+      tuning();
+    } catch (const std::exception& e) {
+      // On the compile thread nothing would catch it: the kernel keeps what it runs.
+      profiler::record_failure(std::string("online tuning: ") + e.what());
+    }
   });
 }
 

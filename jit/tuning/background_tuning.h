@@ -11,7 +11,8 @@
 namespace kiln::jit::tuning {
 
 /// Runs `tuning` after the compiles queued before it (run_in_background),
-/// counted as a tuning in flight until it returns or throws.
+/// counted as a tuning in flight until it returns or throws; what it
+/// throws is recorded as a JIT failure (kiln::stats().jit.recent_failures).
 void tune_in_background(std::function<void()> tuning);
 
 /// Counts a finished tuning of `key` begun at `start_ns` (profiler::now_ns)

@@ -14,6 +14,7 @@
 
 #include <kiln/kiln.h>
 
+#include "jit/tuning/background_tuning.h"
 #include "jit/tuning/gemm_tuning.h"
 #include "jit/tuning/kernel_targets.h"
 #include "jit/tuning/kernel_tuning.h"
@@ -129,6 +130,18 @@ TEST_F(OnlineTuning, AHotSoftmaxIsTunedWhileItsThreadsRunItAndEveryResultIsRight
   EXPECT_EQ(kiln::stats().jit.tunes_done, tuned_before + 1) << "the key is tuned once, not once per thread";
   EXPECT_EQ(kiln::stats().jit.tunes_in_flight, 0u);
   EXPECT_TRUE(tuned_event_for(key)) << "no 'tuned' event naming " << key;
+}
+
+// A tuning that throws (its buffers refused under a memory budget, a
+// failed compile) runs on the compile thread, where nothing would catch
+// it: it is recorded as a failure and the program goes on.
+TEST_F(OnlineTuning, ATuningThatThrowsIsRecordedAndTheProgramGoesOn) {
+  kiln::jit::tuning::tune_in_background([] { throw kiln::ValueError("no room to tune"); });
+  kiln::jit::wait_for_compiles();
+  bool recorded = false;
+  for (const std::string& f : kiln::stats().jit.recent_failures) recorded |= f == "online tuning: no room to tune";
+  EXPECT_TRUE(recorded);
+  EXPECT_EQ(kiln::stats().jit.tunes_in_flight, 0u);
 }
 
 }  // namespace
