@@ -67,8 +67,9 @@ struct KernelEntry : std::enable_shared_from_this<KernelEntry> {
   std::mutex mu;           // guards the fields below
   std::string failure;     // why it failed or was demoted
   double compile_ms = 0;   // of the published code
-  // Every code it published (O1, then O3, then tuned): a run that loaded an
-  // older pointer may still be in it, and holds this entry meanwhile.
+  // Every code it published (O1, O3, a tuned variant; in the order they
+  // came): a run that loaded an older pointer may still be in it, and
+  // holds this entry meanwhile.
   std::vector<std::shared_ptr<const KernelCode>> code;
   std::unique_ptr<const TunedCode> tuned_code;
 };

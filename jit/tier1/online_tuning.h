@@ -17,8 +17,11 @@ namespace kiln::jit {
 
 /// After a compiled run of `group` with `kernel`: queues the kernel's
 /// tuning when online tuning is on, the group is tunable, its knobs are the
-/// heuristic's and it has run often enough. Each tuning key is searched
-/// once per process; a kernel of a key already searched gets its winner.
+/// heuristic's and it has run often enough. A kernel of a key already
+/// searched gets its winner. The compile queue runs jobs one at a time, so
+/// a key is searched once; with KILN_JIT_SYNC=1 jobs run on the threads
+/// that queue them, and two threads may search it at once (the first
+/// winner stored is the one kernels get).
 void note_online_run(const FusedGroup& group, KernelEntry& kernel);
 
 /// Compiles `kernel`'s spec with `knobs` at O3 and publishes that code.
