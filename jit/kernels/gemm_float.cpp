@@ -341,13 +341,23 @@ void gemm_tuned(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const 
   const std::optional<tuning::TunedGemm> tuned = tuning::tuned_gemm_config(shape, key);
   GemmConfig config = tuned ? tuned->config : default_gemm_config(shape);
   // The heuristic's generated tile once it is compiled (in the background);
-  // until then the hand-written one, which rounds alike.
-  if (!tuned && config.tile != 0 && !ready_gemm_tile(tile_spec<T>(current_gemm_variant(), config.tile)))
-    config.tile = 0;
-  if (!tuning::reports_gemm_runs(shape)) return gemm_float(m, n, k, a, b, c, epilogue, config, b_content);
+  // until then the hand-written one, which rounds alike, timed for the
+  // tile's break-even.
+  std::optional<GemmTileSpec> waiting;
+  if (!tuned && config.tile != 0) {
+    const GemmTileSpec spec = tile_spec<T>(current_gemm_variant(), config.tile);
+    if (!ready_gemm_tile(spec)) {
+      waiting = spec;
+      config.tile = 0;
+    }
+  }
+  const bool reports = tuning::reports_gemm_runs(shape);
+  if (!reports && !waiting) return gemm_float(m, n, k, a, b, c, epilogue, config, b_content);
   const std::int64_t start = profiler::now_ns();
   gemm_float(m, n, k, a, b, c, epilogue, config, b_content);
-  tuning::note_gemm_run(shape, key, tuned ? tuned->source : "heuristic", profiler::now_ns() - start);
+  const std::int64_t ns = profiler::now_ns() - start;
+  if (waiting) ran_without_tile(*waiting, ns);
+  if (reports) tuning::note_gemm_run(shape, key, tuned ? tuned->source : "heuristic", ns);
 }
 
 }  // namespace

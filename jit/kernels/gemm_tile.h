@@ -42,11 +42,17 @@ using GemmMicroFn = void (*)(std::int64_t kc, const void* a, const void* b, void
 GemmMicroFn generated_gemm_tile(const GemmTileSpec& spec);
 
 /// The micro-kernel of `spec` if it is compiled already, else nullptr
-/// after queuing its compile as background work of the JIT (only while the
-/// JIT is on; KILN_JIT_SYNC=1 compiles it here and returns it; a thread
-/// that queued one waits for it when it exits, as for every compile). For a
-/// default that must not wait: every tile rounds alike, so the hand-written
-/// kernel can serve until the tile is ready.
+/// after queuing its compile as background work of the JIT when it is worth
+/// it: only while the JIT is on, and once the tile is in the disk cache or
+/// the products that wanted it have spent (ran_without_tile) about 1.6 s,
+/// what its compile costs over what it gains; at once under KILN_JIT_SYNC=1
+/// (which compiles it here and returns it) or an explicit
+/// KILN_HOT_THRESHOLD. A thread that queued one waits for it when it exits,
+/// as for every compile. For a default that must not wait: every tile
+/// rounds alike, so the hand-written kernel can serve until the tile is ready.
 GemmMicroFn ready_gemm_tile(const GemmTileSpec& spec);
+/// Adds `ns`, the time of a product that wanted `spec` and ran without it,
+/// to what decides when ready_gemm_tile compiles it.
+void ran_without_tile(const GemmTileSpec& spec, std::int64_t ns);
 
 }  // namespace kiln::jit::kernels

@@ -19,6 +19,7 @@
 #include "jit/threads.h"
 #include "jit/tier1/compile_queue.h"
 #include "jit/tier1/config.h"
+#include "jit/tier1/disk_cache.h"
 #include "jit/tuning/gemm_tuning.h"
 
 namespace {
@@ -204,23 +205,37 @@ TEST(GemmTile, TheHeuristicTakesAFourRowTileWhereSixRowsWouldPadMost) {
   EXPECT_EQ(tile(kFewRows), 0);          // the few-rows path
 }
 
-TEST(GemmTile, AReadyTileIsCompiledInTheBackgroundOnlyWhileTheJitIsOn) {
+TEST(GemmTile, ADefaultTileIsCompiledInTheBackgroundOnceItWouldHavePaidForItself) {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2";
-  const bool was_enabled = kiln::jit::enabled();
+  if (kiln::jit::hot_threshold_is_explicit()) GTEST_SKIP() << "KILN_HOT_THRESHOLD set: no break-even test";
+  const bool was_enabled = kiln::jit::enabled(), was_sync = kiln::jit::compile_sync();
+  const std::string cache_dir = kiln::jit::disk_cache_dir();
+  kiln::jit::set_disk_cache_dir("");  // a tile on disk would be loaded at once
+  kiln::jit::set_compile_sync(false);
+  constexpr std::int64_t kSecond = 1'000'000'000;
   // Tiles no other test asks for (tiles_of stops at 3 vectors): double 1x4 and 2x4 of ymm.
+  const GemmTileSpec off{8, 32, 1, 4}, on{8, 32, 2, 4};
   kiln::jit::set_enabled(false);
-  EXPECT_EQ(ready_gemm_tile({8, 32, 1, 4}), nullptr);
+  ran_without_tile(off, 10 * kSecond);
+  EXPECT_EQ(ready_gemm_tile(off), nullptr);
   kiln::jit::wait_for_compile_queue();
-  EXPECT_EQ(ready_gemm_tile({8, 32, 1, 4}), nullptr) << "compiled with the JIT off";
+  EXPECT_EQ(ready_gemm_tile(off), nullptr) << "compiled with the JIT off";
   kiln::jit::set_enabled(true);
-  GemmMicroFn fn = ready_gemm_tile({8, 32, 2, 4});
+  EXPECT_EQ(ready_gemm_tile(on), nullptr);
+  ran_without_tile(on, kSecond / 10);
+  kiln::jit::wait_for_compile_queue();
+  EXPECT_EQ(ready_gemm_tile(on), nullptr) << "compiled after 0.1 s of products";
+  ran_without_tile(on, 2 * kSecond);
+  GemmMicroFn fn = ready_gemm_tile(on);
   if (!fn) {
     kiln::jit::wait_for_compile_queue();
-    fn = ready_gemm_tile({8, 32, 2, 4});
+    fn = ready_gemm_tile(on);
   }
-  EXPECT_NE(fn, nullptr);
-  EXPECT_EQ(fn, generated_gemm_tile({8, 32, 2, 4})) << "compiled twice";
+  EXPECT_NE(fn, nullptr) << "not compiled after 2.1 s of products";
+  EXPECT_EQ(fn, generated_gemm_tile(on)) << "compiled twice";
   kiln::jit::set_enabled(was_enabled);
+  kiln::jit::set_compile_sync(was_sync);
+  kiln::jit::set_disk_cache_dir(cache_dir);
 }
 
 }  // namespace
