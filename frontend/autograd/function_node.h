@@ -1,7 +1,8 @@
 // FunctionNode: a node whose gradient is a function given where the op is
 // recorded. Views use it (their backward is the inverse reshaping), and so
 // do the composite ops that have a direct formula (mean, softmax,
-// log_softmax, cat), which is shorter than the chain of their primitives'.
+// log_softmax, cat, layer_norm), which is shorter than the chain of their
+// primitives' or saves less.
 #pragma once
 
 #include <functional>

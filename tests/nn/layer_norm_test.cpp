@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <kiln/memory/memory.h>
 #include <kiln/torch.h>
 
 #include "tests/autograd/gradcheck.h"
@@ -104,6 +105,50 @@ TEST(LayerNorm, GradientsWithRespectToInputWeightAndBias) {
   };
   EXPECT_TRUE(gradcheck::check(two_dims, {Input{gradcheck::random_values(12, 11), {2, 2, 3}},
                                           Input{gradcheck::random_values(6, 12, 0.5, 1.5), {2, 3}}}));
+}
+
+TEST(LayerNorm, GradientsWithOnlyOneAffineTensorOrNone) {
+  const Input x{gradcheck::random_values(12, 13), {3, 4}};
+  auto bias_only = [](const std::vector<Tensor>& in) { return torch::layer_norm(in[0], {4}, {}, in[1]); };
+  EXPECT_TRUE(gradcheck::check(bias_only, {x, Input{gradcheck::random_values(4, 14), {4}}}));
+  auto plain = [](const std::vector<Tensor>& in) { return torch::layer_norm(in[0], {4}); };
+  EXPECT_TRUE(gradcheck::check(plain, {x}));
+  // The input alone requires grad; the affine tensors are constants.
+  auto constants = [](const std::vector<Tensor>& in) {
+    return torch::layer_norm(in[0], {4}, torch::full({4}, 1.5, kiln::kFloat64), torch::full({4}, 0.5, kiln::kFloat64));
+  };
+  EXPECT_TRUE(gradcheck::check(constants, {x}));
+}
+
+TEST(LayerNorm, SecondOrderGradients) {
+  auto fn = [](const std::vector<Tensor>& in) { return torch::layer_norm(in[0], {4}, in[1], in[2]); };
+  EXPECT_TRUE(gradcheck::check_second_order(fn, {Input{gradcheck::random_values(12, 15), {3, 4}},
+                                                 Input{gradcheck::random_values(4, 16, 0.5, 1.5), {4}},
+                                                 Input{gradcheck::random_values(4, 17), {4}}}));
+}
+
+TEST(LayerNorm, NamesItsNodeAsLibTorch) {
+  Tensor x = torch::randn({2, 4}, torch::requires_grad());
+  EXPECT_EQ(torch::layer_norm(x, {4}).grad_fn()->name(), "NativeLayerNormBackward0");
+}
+
+// Backward keeps the input and each row's two statistics, as LibTorch's
+// native layer norm does, not the centered and the normalized input.
+TEST(LayerNorm, BackwardKeepsTheInputAndNothingTheSizeOfItBeside) {
+  Tensor a = torch::randn({256, 1024}, torch::requires_grad());  // 1 MiB
+  torch::nn::LayerNorm norm(std::vector<std::int64_t>{1024});
+  kiln::sync();
+  const std::uint64_t before = kiln::memory::stats().live_bytes;
+  Tensor y;
+  {
+    Tensor x = a * 2;  // an intermediate: only what backward saves keeps it
+    y = norm(x);
+  }
+  kiln::sync();
+  const std::uint64_t held = kiln::memory::stats().live_bytes - before - y.numel() * y.element_size();
+  EXPECT_LE(held, a.numel() * a.element_size() + (64 << 10)) << held << " bytes held for backward beside the output";
+  y.sum().backward();
+  EXPECT_TRUE(a.grad().defined());
 }
 
 TEST(LayerNorm, PrintsAsLibTorch) {
