@@ -19,6 +19,8 @@
 
 #include <cstdint>
 
+#include "jit/kernels/gemm.h"
+
 namespace kiln::jit::kernels {
 
 /// The register tile of one ISA: mr rows of C by nv vectors of
@@ -48,5 +50,14 @@ constexpr GemmBlocking gemm_blocking(RegisterTile tile) {
   const std::int64_t nc = (384 * 1024) / (kc * sizeof(T)) / nr * nr;
   return {tile.mr, nr, kc, nc, 1536};
 }
+
+/// The blocking `config` asks for; a zero block is the heuristic's: the
+/// depth split into equal blocks of at most 4/3 the ISA's kc (no thin
+/// remainder block), B blocks of the ISA's size in bytes, the ISA's mc;
+/// and where that makes a few column blocks of the `n` columns that
+/// `threads` cannot share evenly (more than one block a thread, fewer than
+/// two), as many wider ones as there are threads.
+GemmBlocking blocking_for(const GemmConfig& config, GemmBlocking isa, std::int64_t k, std::int64_t n,
+                          std::int64_t threads);
 
 }  // namespace kiln::jit::kernels

@@ -138,23 +138,6 @@ GemmIsa<T> isa_for(const GemmConfig& config) {
   }
 }
 
-// The blocking `config` asks for; a zero block is the heuristic's: the
-// depth split into equal blocks of at most 4/3 the ISA's kc (no thin
-// remainder block), B blocks of the ISA's size in bytes, the ISA's mc.
-GemmBlocking blocking_for(const GemmConfig& config, GemmBlocking bl, std::int64_t k) {
-  const std::int64_t isa_kc = bl.kc, isa_nc = bl.nc;
-  if (config.kc > 0) {
-    bl.kc = config.kc;
-  } else {
-    const std::int64_t most = isa_kc * 4 / 3, blocks = std::max<std::int64_t>(1, (k + most - 1) / most);
-    bl.kc = std::max<std::int64_t>(1, (k + blocks - 1) / blocks);
-  }
-  bl.nc = config.nc > 0 ? config.nc : isa_kc * isa_nc / bl.kc;
-  bl.nc = std::max<std::int64_t>(1, bl.nc / bl.nr) * bl.nr;
-  if (config.mc > 0) bl.mc = config.mc;
-  return bl;
-}
-
 // Packing on demand: the panels of A and B are packed in units of
 // kClaimPanels, each by the first task that needs it, and a task waits for
 // the units it needs that another task claimed. The claimant is running and
@@ -211,9 +194,9 @@ template <class T>
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
                  MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config, const ContentTag& b_content) {
   const GemmIsa<T> isa = isa_for<T>(config);
-  const GemmBlocking bl = blocking_for(config, isa.blocking, k);
   const bool parallel = m * n * k >= kGemmParallelWork;
   const std::int64_t threads = parallel ? num_threads() : 1;
+  const GemmBlocking bl = blocking_for(config, isa.blocking, k, n, threads);
   // B^T as rows: row j of the transposed block is column j of B.
   const MatrixRef<const T> bt{b.data, b.col_stride, b.row_stride};
   auto pack_b = [&](T* dst, std::int64_t pc, std::int64_t kc, std::int64_t jc, std::int64_t nc, std::int64_t first,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "jit/kernels/gemm.h"
+#include "jit/kernels/gemm_blocking.h"
 #include "tests/jit/epilogue_coverage.h"
 #include "jit/kernels/gemm_few_rows.h"
 #include "jit/threads.h"
@@ -84,6 +85,26 @@ TEST(GemmConfig, EveryTunableChoiceGivesTheExactProduct) {
         sweep<double>({8, a_rows, b_rows, 50, 90, 210});
       }
   }
+  kiln::jit::set_num_threads(threads_before);
+}
+
+TEST(GemmConfig, HeuristicGivesEachThreadAColumnBlockWhereBlocksAreFew) {
+  const GemmBlocking isa = gemm_blocking<float>(kAvx2Tile);  // 16 columns a panel
+  const GemmConfig heuristic{};
+  // At depth 512 the heuristic's B block is 192 columns: 3 blocks of 512.
+  EXPECT_EQ(blocking_for(heuristic, isa, 512, 512, 1).nc, 192);
+  EXPECT_EQ(blocking_for(heuristic, isa, 512, 512, 2).nc, 256) << "3 blocks for 2 threads";
+  EXPECT_EQ(blocking_for(heuristic, isa, 512, 1024, 2).nc, 192) << "6 blocks: 3 a thread";
+  EXPECT_EQ(blocking_for(heuristic, isa, 512, 160, 2).nc, 192) << "1 block: split by rows";
+  EXPECT_EQ(blocking_for(heuristic, isa, 512, 520, 2).nc, 272) << "rounded up to whole panels";
+  GemmConfig chosen{};
+  chosen.nc = 192;
+  EXPECT_EQ(blocking_for(chosen, isa, 512, 512, 2).nc, 192) << "a config's own nc is kept";
+  // The product with those blocks, on 2 threads.
+  const int threads_before = kiln::jit::num_threads();
+  kiln::jit::set_num_threads(2);
+  const GemmShape shape{4, true, true, 40, 512, 512};
+  Product<float>(shape).check(default_gemm_config(shape));
   kiln::jit::set_num_threads(threads_before);
 }
 
