@@ -148,7 +148,15 @@ void Storage::release_memory() noexcept { let_go(nullptr); }
 
 bool Storage::give_memory_to(Storage& heir) noexcept {
   if (heir.borrowed_ || heir.data_ || heir.state_.load() != kResident) return false;
-  if (block_.bytes != memory::class_bytes(memory::class_index(heir.nbytes_))) return false;
+  // The block is read where an evictor cannot write it: under the
+  // residency lock when this value is a resident.
+  const std::size_t heir_bytes = memory::class_bytes(memory::class_index(heir.nbytes_));
+  if (tracked_.load(std::memory_order_relaxed)) {
+    std::lock_guard lock(memory::residency_mutex());
+    if (block_.bytes != heir_bytes) return false;
+  } else if (block_.bytes != heir_bytes) {
+    return false;
+  }
   return let_go(&heir);
 }
 
