@@ -40,17 +40,19 @@ constexpr double kCompileMs = 80;
 constexpr double kExpectedGain = 0.05;
 constexpr std::int64_t kBreakEvenNs = static_cast<std::int64_t>(kCompileMs / kExpectedGain * 1e6);
 
-// A tile asked for and not queued yet: the time products spent without it.
+// A tile ready_gemm_tile was asked for: the time products spent without
+// it, and whether its compile was queued (then it is compiled, compiling or
+// failed).
 struct Wanted {
   GemmTileSpec spec;
   std::int64_t waited_ns = 0;
   bool on_disk = false;  // loading it costs 0.1-0.2 ms: worth it at once
+  bool queued = false;
 };
 
 struct Registry {
   std::mutex mutex;
   std::vector<Tile> tiles;
-  std::vector<GemmTileSpec> queued;  // compiled, compiling or failed
   std::vector<Wanted> wanted;
 };
 
@@ -119,10 +121,9 @@ GemmMicroFn ready_gemm_tile(const GemmTileSpec& spec) {
   {
     const std::lock_guard lock(r.mutex);
     if (GemmMicroFn fn = find(r, spec)) return fn;
-    for (const GemmTileSpec& q : r.queued)
-      if (q == spec) return nullptr;
-    if (!enabled() || !worth_compiling(wanted(r, spec))) return nullptr;
-    r.queued.push_back(spec);
+    Wanted& w = wanted(r, spec);
+    if (w.queued || !enabled() || !worth_compiling(w)) return nullptr;
+    w.queued = true;
   }
   run_in_background([spec] {
     try {
