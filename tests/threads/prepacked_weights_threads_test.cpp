@@ -28,8 +28,15 @@ TEST(PrepackedWeightsThreads, ConcurrentInferenceSharesAndEvictsPackedWeights) {
   std::vector<std::vector<std::vector<float>>> want(inputs.size());
   for (std::size_t t = 0; t < inputs.size(); ++t)
     for (const kiln::Tensor& w : weights) want[t].push_back(F::linear(inputs[t], w).to_vector<float>());
-  // Room for one weight's panels (96 x 200 floats, padded), not two.
-  kiln::set_prepack_max_bytes(120 << 10);
+  // Room for one weight's panels, not two. Their size (96 x 200 floats,
+  // padded to the register tile and the blocks, which depend on the CPU)
+  // is that of the entry one product packs: a weight is packed the second
+  // time a product reads it.
+  kiln::set_prepack_max_bytes(64 << 20);
+  for (int i = 0; i < 2; ++i) F::linear(inputs[0], weights[0]).to_vector<float>();
+  const std::uint64_t one_weight = kiln::jit::kernels::prepack_stats().bytes;
+  ASSERT_GT(one_weight, 0u) << "the weight was not packed";
+  kiln::set_prepack_max_bytes(one_weight * 3 / 2);
   const auto before = kiln::jit::kernels::prepack_stats();
 
   std::atomic<int> wrong = 0;
