@@ -15,8 +15,8 @@
 // BoundNode dies, also when the kernel throws. With `pin` (once a memory
 // budget was set: until then nothing is evicted), every storage the node
 // touches is pinned for the BoundNode's lifetime (inputs first, so that
-// allocating the output can evict anything but them), and an evicted input
-// is recomputed before its bytes are taken.
+// allocating the output can evict anything but them), evicted inputs
+// recomputed before any is pinned (trace::make_inputs_resident).
 //
 // An elementwise output may take the memory of an input that dies at the
 // node (`dying`: no later node reads it, no handle holds it) when it has the

@@ -48,7 +48,8 @@ struct Registry {
 
   // The evictable resident with the lowest score among about sqrt(N)
   // sampled; every resident when the sample found none. Values at the end
-  // of a long chain of evicted producers only when no other can go.
+  // of a long chain of evicted producers, and values awaited by a reader
+  // about to run, only when no other can go.
   Resident* pick() {
     const std::size_t n = residents.size();
     if (n == 0) return nullptr;
@@ -61,13 +62,14 @@ struct Registry {
       Candidate c = r->candidate(now);
       c.idle = std::max(c.idle, 1.0);
       const double s = score(p, c);
-      Resident*& slot = c.evicted_producers > kLongChain ? best_long : best;
-      double& slot_score = c.evicted_producers > kLongChain ? best_long_score : best_score;
+      const bool last = only_when_nothing_else(c);
+      Resident*& slot = last ? best_long : best;
+      double& slot_score = last ? best_long_score : best_score;
       if (!slot || s < slot_score) {
         slot = r;
         slot_score = s;
       }
-      return c.evicted_producers <= kLongChain;
+      return !last;
     };
     const std::size_t wanted = std::max<std::size_t>(8, static_cast<std::size_t>(std::sqrt(static_cast<double>(n))));
     if (n <= wanted) {

@@ -29,6 +29,7 @@ struct Candidate {
   double idle = 0;        // uses of values since its last use (DTR's staleness, on use_tick's clock)
   std::uint32_t evicted_producers = 0;  // evicted values its recomputation would recompute first
   double own_cost_ns = 0;  // time to recompute it alone (its producer's)
+  bool awaited = false;    // an input of a kernel about to run, waiting while its other inputs are recomputed
 };
 
 /// Evicted producers past which a value goes only when nothing else can:
@@ -36,6 +37,11 @@ struct Candidate {
 /// (a momentum buffer made from a gradient made from the whole backward
 /// pass) is a thrash waiting to happen.
 inline constexpr std::uint32_t kLongChain = 16;
+
+/// Whether a candidate goes only when nothing else can: at the end of a
+/// long chain of evicted producers, or awaited by a reader about to run
+/// (evicted, it would be made again at once).
+inline bool only_when_nothing_else(const Candidate& c) { return c.awaited || c.evicted_producers > kLongChain; }
 
 /// The residency clock: one tick per use of a value. Staleness counted in
 /// uses, not nanoseconds, so that the same program evicts the same values

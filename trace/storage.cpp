@@ -458,11 +458,12 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
     last_use_.store(memory::use_tick(), std::memory_order_relaxed);
     // Inputs that only recipes can want (released by their segment) go
     // again at once, unless another evicted value is still to be made from
-    // them: kept, they would push out values the program reads (just used,
-    // DTR would score them as worth keeping).
+    // them or a node about to run reads them (awaited): kept, they would
+    // push out values the program reads (just used, DTR would score them as
+    // worth keeping).
     for (const std::shared_ptr<Storage>& in : inputs)
       if (in->dead_.load(std::memory_order_relaxed) && in->state_.load() == kResident && in->block_.ptr &&
-          in->pins_.load() == 0 && !in->has_evicted_reader())
+          in->pins_.load() == 0 && in->awaited_.load(std::memory_order_relaxed) == 0 && !in->has_evicted_reader())
         if (const std::size_t held = memory::evict_now(*in)) evicted.push_back(held);
   }
   recomputed().notify_all();
@@ -518,6 +519,7 @@ memory::Candidate Storage::candidate(std::uint64_t now) const {
     if (!d.weak.expired() && d.raw->state_.load() == kEvicted && d.raw->reads(this))
       c.cost_ns += static_cast<double>(d.raw->recipe_->cost_ns);
   c.idle = static_cast<double>(now - last_use_.load(std::memory_order_relaxed));
+  c.awaited = awaited_.load(std::memory_order_relaxed) > 0;
   return c;
 }
 
@@ -582,6 +584,16 @@ std::string Storage::describe() const {
   for (std::size_t i = 1; i < recipe_->nodes.size(); ++i) out += detail::cat(", ", name(recipe_->nodes[i].op));
   if (recipe_->site) out += detail::cat(" (segment cut at ", profiler::site_location(recipe_->site).text, ")");
   return out;
+}
+
+std::vector<Storage::Awaited> make_inputs_resident(const std::vector<std::shared_ptr<Storage>>& inputs) {
+  std::vector<Storage::Awaited> awaited;
+  if (std::none_of(inputs.begin(), inputs.end(), [](const auto& s) { return s->is_evicted(); })) return awaited;
+  awaited.reserve(inputs.size());
+  for (const std::shared_ptr<Storage>& input : inputs) awaited.emplace_back(input);
+  for (const std::shared_ptr<Storage>& input : inputs)
+    if (input->is_evicted()) const Storage::Pin made(*input);
+  return awaited;
 }
 
 }  // namespace kiln::trace

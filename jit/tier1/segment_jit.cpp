@@ -335,8 +335,9 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
     char* base = static_cast<char*>(segment.values[op.value].storage->data());
     return base + op.geo.offset * static_cast<std::int64_t>(element_size(op.dtype));
   };
-  // Every storage the kernel touches stays in memory while it runs; an
-  // evicted input is recomputed first (only possible once a budget was set).
+  // Every storage the kernel touches stays in memory while it runs; evicted
+  // inputs are recomputed before any is pinned (trace::make_inputs_resident;
+  // only possible once a budget was set).
   // A GEMM head reads its operands (and may store its product) outside the
   // spec's inputs and outputs: those are pinned too, or the GEMM's own
   // workspace could evict an operand it is about to read.
@@ -345,9 +346,18 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
   auto pin = [&](const trace::Operand& op) {
     if (pinning && !op.is_scalar()) pins.emplace_back(*segment.values[op.value].storage);
   };
+  std::vector<trace::Storage::Awaited> awaited;
   if (pinning) {
-    pins.reserve(count + 3);
+    std::vector<std::shared_ptr<trace::Storage>> inputs;
     std::size_t slot = 0;
+    for (OperandRef ref : group.inputs)
+      if (const trace::Operand& op = operand(segment, ref); slot++ != donor_slot && !op.is_scalar())
+        inputs.push_back(segment.values[op.value].storage);
+    if (group.matmul)
+      for (int k : {0, 1}) inputs.push_back(segment.values[segment.nodes[group.matmul->node].in[k].value].storage);
+    awaited = trace::make_inputs_resident(inputs);
+    pins.reserve(count + 3);
+    slot = 0;
     for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs})
       for (OperandRef ref : *refs)
         if (slot++ != donor_slot) pin(operand(segment, ref));

@@ -231,6 +231,34 @@ TEST_F(Eviction, NestedRecomputationsCountTheirTimeOnce) {
   EXPECT_LE(after.recompute_ms - before.recompute_ms, read_ms);
 }
 
+// A ladder of evicted values: x[k+1] = step[k] + x[k], step[k] = w * (k+1),
+// the shallow input first. Pinned input by input, each rung kept the step
+// it had made in memory while the rung below was made: twelve steps at the
+// bottom, 12 MiB, where the budget holds 5, and reading x ran out of
+// memory. Awaited instead, a step goes when nothing else can, and is made
+// again when its rung is pinned.
+TEST_F(Eviction, ALadderOfEvictedValuesDeeperThanTheBudgetIsWideComesBack) {
+  kiln::set_eviction_policy("lru");
+  kiln::manual_seed(8);
+  budget_above_live(5 * kMiB);
+  const Tensor w = kiln::randn({256, 1024});
+  Tensor x = kiln::randn({256, 1024});
+  for (int k = 0; k < 12; ++k) {
+    const Tensor step = w * double(k + 1);  // a value of its own, not a node of the rung's recipe
+    kiln::sync();
+    x = step + x;  // the rung below and the step are held by this one's recipe only
+    kiln::sync();
+  }
+  const std::vector<float> expected = x.to_vector<float>();
+  {
+    const Tensor filler = kiln::ones({1152, 1024});  // 4.5 MiB: room only once every rung, w and x are evicted
+    kiln::sync();
+  }
+  const kiln::Stats before = kiln::stats();
+  EXPECT_EQ(x.to_vector<float>(), expected);
+  EXPECT_GE(kiln::stats().recomputes - before.recomputes, 12u) << "each rung";
+}
+
 TEST_F(Eviction, TheEvictionPolicyIsOneOfFourWords) {
   for (const char* name : {"lru", "largest", "dtr_local", "dtr"}) {
     kiln::set_eviction_policy(name);
