@@ -116,13 +116,16 @@ int BoundNode::take_dying_input(trace::Segment& segment, const trace::Node& node
 BoundNode::BoundNode(trace::Segment& segment, const trace::Node& node, bool pin, std::uint8_t dying)
     : reused_(take_dying_input(segment, node, dying)) {
   if (pin) {
-    auto pinned = [&](int k) { return !node.in[k].is_scalar() && k != reused_; };
-    std::vector<std::shared_ptr<trace::Storage>> inputs;
+    auto read = [&](int k) -> trace::Storage* {
+      return node.in[k].is_scalar() || k == reused_ ? nullptr : segment.values[node.in[k].value].storage.get();
+    };
+    trace::Storage* inputs[trace::kMaxArity];
+    std::size_t n = 0;
     for (int k = 0; k < node.arity; ++k)
-      if (pinned(k)) inputs.push_back(segment.values[node.in[k].value].storage);
-    const std::vector<trace::Storage::Awaited> awaited = trace::make_inputs_resident(inputs);
+      if (trace::Storage* input = read(k)) inputs[n++] = input;
+    const std::vector<trace::Storage::Awaited> awaited = trace::make_inputs_resident({inputs, n});
     for (int k = 0; k < node.arity; ++k)
-      if (pinned(k)) pins_[k].emplace(*segment.values[node.in[k].value].storage);
+      if (trace::Storage* input = read(k)) pins_[k].emplace(*input);
     pins_[trace::kMaxArity].emplace(*segment.values[node.out.value].storage);
   }
   call_.node = &node;

@@ -586,12 +586,12 @@ std::string Storage::describe() const {
   return out;
 }
 
-std::vector<Storage::Awaited> make_inputs_resident(const std::vector<std::shared_ptr<Storage>>& inputs) {
+std::vector<Storage::Awaited> make_inputs_resident(std::span<Storage* const> inputs) {
   std::vector<Storage::Awaited> awaited;
-  if (std::none_of(inputs.begin(), inputs.end(), [](const auto& s) { return s->is_evicted(); })) return awaited;
+  if (std::none_of(inputs.begin(), inputs.end(), [](const Storage* s) { return s->is_evicted(); })) return awaited;
   awaited.reserve(inputs.size());
-  for (const std::shared_ptr<Storage>& input : inputs) awaited.emplace_back(input);
-  for (const std::shared_ptr<Storage>& input : inputs)
+  for (Storage* input : inputs) awaited.push_back(input->await());
+  for (Storage* input : inputs)
     if (input->is_evicted()) const Storage::Pin made(*input);
   return awaited;
 }

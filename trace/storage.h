@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -166,22 +167,19 @@ class Storage final : public memory::Resident {
   /// storage dies.
   void mark_serial_used() { serial_used_.store(true, std::memory_order_release); }
 
-  /// Marks a storage as about to be read: while any Awaited holds it, it is
-  /// evicted only when nothing else can go (memory::only_when_nothing_else).
-  /// A softer Pin, for the inputs of a node while its evicted inputs are
-  /// recomputed (make_inputs_resident).
-  class Awaited {
-   public:
-    explicit Awaited(std::shared_ptr<Storage> s) : s_(std::move(s)) { s_->awaited_.fetch_add(1, std::memory_order_relaxed); }
-    ~Awaited() {
-      if (s_) s_->awaited_.fetch_sub(1, std::memory_order_relaxed);
-    }
-    Awaited(Awaited&&) noexcept = default;
-    Awaited& operator=(Awaited&&) = delete;
-
-   private:
-    std::shared_ptr<Storage> s_;  // the last reference taken with it goes with it: never under the residency lock
+  /// Marks this storage as about to be read, until the mark is destroyed:
+  /// meanwhile it is evicted only when nothing else can go
+  /// (memory::only_when_nothing_else). A softer Pin, for the inputs of a
+  /// node while its evicted inputs are recomputed (make_inputs_resident);
+  /// the caller keeps the storage alive.
+  struct Unawait {
+    void operator()(Storage* s) const noexcept { s->awaited_.fetch_sub(1, std::memory_order_relaxed); }
   };
+  using Awaited = std::unique_ptr<Storage, Unawait>;
+  Awaited await() {
+    awaited_.fetch_add(1, std::memory_order_relaxed);
+    return Awaited(this);
+  }
 
   /// Keeps a storage's bytes in memory (recomputing them if they were
   /// evicted) for the Pin's lifetime.
@@ -269,13 +267,14 @@ class Storage final : public memory::Resident {
   std::atomic<std::int32_t> held_by_recipes_{0};
 };
 
-/// Recomputes the evicted storages among a kernel's `inputs` before any is
-/// pinned, all of them awaited meanwhile; returns the marks, to be held
-/// until the caller has pinned every input (one evicted again meanwhile,
+/// Recomputes the evicted storages among those a kernel is about to pin
+/// before any is pinned, all of them awaited meanwhile; returns the marks
+/// (none when nothing was evicted), to be held until the caller has pinned
+/// every one (one evicted again meanwhile,
 /// when nothing else could go, is recomputed by its Pin). Pinned one by
 /// one instead, an input already made would stay in memory while the next
 /// is recomputed; in a chain of evicted values each level waits for the
 /// next, so the inputs of every level were held at once.
-std::vector<Storage::Awaited> make_inputs_resident(const std::vector<std::shared_ptr<Storage>>& inputs);
+std::vector<Storage::Awaited> make_inputs_resident(std::span<Storage* const> inputs);
 
 }  // namespace kiln::trace

@@ -336,37 +336,36 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
     return base + op.geo.offset * static_cast<std::int64_t>(element_size(op.dtype));
   };
   // Every storage the kernel touches stays in memory while it runs; evicted
-  // inputs are recomputed before any is pinned (trace::make_inputs_resident;
+  // ones are recomputed before any is pinned (trace::make_inputs_resident;
   // only possible once a budget was set).
   // A GEMM head reads its operands (and may store its product) outside the
   // spec's inputs and outputs: those are pinned too, or the GEMM's own
   // workspace could evict an operand it is about to read.
   std::vector<trace::Storage::Pin> pins;
   const bool pinning = memory::residency_ever_enabled();
-  auto pin = [&](const trace::Operand& op) {
+  auto pin = [&](const trace::Operand& op) {  // the donor that kept its bytes
     if (pinning && !op.is_scalar()) pins.emplace_back(*segment.values[op.value].storage);
   };
   std::vector<trace::Storage::Awaited> awaited;
   if (pinning) {
-    std::vector<std::shared_ptr<trace::Storage>> inputs;
+    std::vector<trace::Storage*> touched;
+    touched.reserve(count + 3);
+    auto touch = [&](const trace::Operand& op) {
+      if (!op.is_scalar()) touched.push_back(segment.values[op.value].storage.get());
+    };
     std::size_t slot = 0;
-    for (OperandRef ref : group.inputs)
-      if (const trace::Operand& op = operand(segment, ref); slot++ != donor_slot && !op.is_scalar())
-        inputs.push_back(segment.values[op.value].storage);
-    if (group.matmul)
-      for (int k : {0, 1}) inputs.push_back(segment.values[segment.nodes[group.matmul->node].in[k].value].storage);
-    awaited = trace::make_inputs_resident(inputs);
-    pins.reserve(count + 3);
-    slot = 0;
     for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs})
       for (OperandRef ref : *refs)
-        if (slot++ != donor_slot) pin(operand(segment, ref));
+        if (slot++ != donor_slot) touch(operand(segment, ref));
     if (group.matmul) {
       const trace::Node& mm = segment.nodes[group.matmul->node];
-      pin(mm.in[0]);
-      pin(mm.in[1]);
-      if (group.matmul->store_product) pin(mm.out);
+      touch(mm.in[0]);
+      touch(mm.in[1]);
+      if (group.matmul->store_product) touch(mm.out);
     }
+    awaited = trace::make_inputs_resident(touched);
+    pins.reserve(touched.size() + 1);
+    for (trace::Storage* storage : touched) pins.emplace_back(*storage);
   }
   std::size_t n = 0;
   for (const std::vector<OperandRef>* refs : {&group.inputs, &group.outputs}) {
