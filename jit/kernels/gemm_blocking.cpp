@@ -23,10 +23,15 @@ GemmBlocking blocking_for(const GemmConfig& config, GemmBlocking bl, std::int64_
   }
   bl.nc = config.nc > 0 ? config.nc : isa_kc * isa_nc / bl.kc;
   bl.nc = std::max<std::int64_t>(1, bl.nc / bl.nr) * bl.nr;
-  if (const std::int64_t blocks = (n + bl.nc - 1) / bl.nc; config.nc == 0 && blocks > threads && blocks < 2 * threads)
+  if (const std::int64_t blocks = (n + bl.nc - 1) / bl.nc;
+      config.nc == 0 && threads > 1 && blocks < 2 * threads && n >= threads * bl.nr)
     bl.nc = ((n + threads - 1) / threads + bl.nr - 1) / bl.nr * bl.nr;
   if (config.mc > 0) bl.mc = config.mc;
   return bl;
+}
+
+bool splits_depth(const GemmBlocking& serial, std::int64_t n, std::int64_t k, std::int64_t threads) {
+  return threads > 1 && (n + serial.nc - 1) / serial.nc < threads && k >= threads * serial.kc;
 }
 
 }  // namespace kiln::jit::kernels

@@ -192,10 +192,46 @@ std::int64_t claim_units(std::int64_t panels) { return (panels + kClaimPanels - 
 
 template <class T>
 void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
-                 MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config, const ContentTag& b_content) {
+                 MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config, const ContentTag& b_content,
+                 std::int64_t threads);
+
+// C = the sum over `parts` of A[:, depth part] · B[depth part, :], each
+// part on one thread into its own buffer (the first into C), whole depth
+// blocks each; summed in part order, then the epilogue on all of C.
+template <class T>
+void gemm_depth_parts(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
+                      MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config,
+                      const ContentTag& b_content, std::int64_t kc, std::int64_t parts) {
+  const std::int64_t blocks = (k + kc - 1) / kc;
+  auto first_depth = [&](std::int64_t part) { return std::min(k, part * blocks / parts * kc); };
+  Workspace partials(static_cast<std::size_t>((parts - 1) * m * n) * sizeof(T));
+  parallel_ranges(parts, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t part = begin; part < end; ++part) {
+      const std::int64_t pc = first_depth(part), depth = first_depth(part + 1) - pc;
+      const MatrixRef<T> out = part == 0 ? c : MatrixRef<T>{partials.as<T>() + (part - 1) * m * n, n, 1};
+      ContentTag tag = b_content;
+      if (tag.known()) tag.offset += pc * b.row_stride;  // the part's rows of B: bytes of their own
+      gemm_packed(m, n, depth, MatrixRef<const T>{&a.at(0, pc), a.row_stride, a.col_stride},
+                  MatrixRef<const T>{&b.at(pc, 0), b.row_stride, b.col_stride}, out, nullptr, config, tag, 1);
+    }
+  });
+  for (std::int64_t part = 1; part < parts; ++part) {
+    const T* sum = partials.as<T>() + (part - 1) * m * n;
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) c.at(i, j) += sum[i * n + j];
+  }
+  if (epilogue) epilogue->fn(epilogue->context, 0, m, 0, n);
+}
+
+// `threads` > 1: the product is split over that many kernel threads.
+template <class T>
+void gemm_packed(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
+                 MatrixRef<T> c, const GemmEpilogue* epilogue, const GemmConfig& config, const ContentTag& b_content,
+                 std::int64_t threads) {
   const GemmIsa<T> isa = isa_for<T>(config);
-  const bool parallel = m * n * k >= kGemmParallelWork;
-  const std::int64_t threads = parallel ? num_threads() : 1;
+  const bool parallel = threads > 1;
+  if (const GemmBlocking serial = blocking_for(config, isa.blocking, k, n, 1); splits_depth(serial, n, k, threads))
+    return gemm_depth_parts(m, n, k, a, b, c, epilogue, config, b_content, serial.kc, threads);
   const GemmBlocking bl = blocking_for(config, isa.blocking, k, n, threads);
   // B^T as rows: row j of the transposed block is column j of B.
   const MatrixRef<const T> bt{b.data, b.col_stride, b.row_stride};
@@ -306,7 +342,8 @@ void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const 
     return;
   }
   if (config.few_rows && gemm_few_rows(m, n, k, a, b, c, epilogue, current_gemm_variant())) return;
-  gemm_packed(m, n, k, a, b, c, epilogue, config, b_content);
+  gemm_packed(m, n, k, a, b, c, epilogue, config, b_content,
+              m * n * k >= kGemmParallelWork ? std::int64_t{num_threads()} : std::int64_t{1});
 }
 
 template <class T>

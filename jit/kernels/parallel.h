@@ -25,7 +25,8 @@ class RangeFn {
 
 /// Calls body(begin, end) on pieces covering [0, n), each of at least
 /// `grain` items (but the last), in parallel; on the calling thread alone
-/// when n <= grain. Exceptions propagate to the caller.
+/// when n <= grain, or when called from inside such a piece (no nested
+/// parallelism). Exceptions propagate to the caller.
 void parallel_ranges(std::int64_t n, std::int64_t grain, RangeFn body);
 
 }  // namespace kiln::jit::kernels

@@ -95,7 +95,9 @@ TEST(GemmConfig, HeuristicGivesEachThreadAColumnBlockWhereBlocksAreFew) {
   EXPECT_EQ(blocking_for(heuristic, isa, 512, 512, 1).nc, 192);
   EXPECT_EQ(blocking_for(heuristic, isa, 512, 512, 2).nc, 256) << "3 blocks for 2 threads";
   EXPECT_EQ(blocking_for(heuristic, isa, 512, 1024, 2).nc, 192) << "6 blocks: 3 a thread";
-  EXPECT_EQ(blocking_for(heuristic, isa, 512, 160, 2).nc, 192) << "1 block: split by rows";
+  EXPECT_EQ(blocking_for(heuristic, isa, 512, 384, 2).nc, 192) << "2 blocks: one a thread";
+  EXPECT_EQ(blocking_for(heuristic, isa, 512, 160, 2).nc, 80) << "1 block: as many as threads";
+  EXPECT_EQ(blocking_for(heuristic, isa, 512, 24, 2).nc, 192) << "less than a panel a thread: split by rows";
   EXPECT_EQ(blocking_for(heuristic, isa, 512, 520, 2).nc, 272) << "rounded up to whole panels";
   GemmConfig chosen{};
   chosen.nc = 192;
@@ -105,6 +107,34 @@ TEST(GemmConfig, HeuristicGivesEachThreadAColumnBlockWhereBlocksAreFew) {
   kiln::jit::set_num_threads(2);
   const GemmShape shape{4, true, true, 40, 512, 512};
   Product<float>(shape).check(default_gemm_config(shape));
+  kiln::jit::set_num_threads(threads_before);
+}
+
+TEST(GemmConfig, ThreadsSplitTheDepthOnlyWhereCHasFewerColumnBlocksThanThreads) {
+  const GemmBlocking isa = gemm_blocking<float>(kAvx2Tile);
+  const GemmConfig heuristic{};
+  // A convolution's weight gradient: C 32x144 over 6272 positions, in
+  // depth blocks of 484 and one column block.
+  const GemmBlocking serial = blocking_for(heuristic, isa, 6272, 144, 1);
+  EXPECT_TRUE(splits_depth(serial, 144, 6272, 2));
+  EXPECT_FALSE(splits_depth(serial, 144, 6272, 1)) << "one thread";
+  EXPECT_FALSE(splits_depth(serial, 144, serial.kc, 2)) << "one depth block";
+  EXPECT_TRUE(splits_depth(serial, 144, 2 * serial.kc, 2)) << "a depth block a thread";
+  const GemmBlocking wide = blocking_for(heuristic, isa, 6272, 1024, 1);
+  EXPECT_FALSE(splits_depth(wide, 1024, 6272, 2)) << "column blocks for every thread";
+}
+
+TEST(GemmConfig, ADepthSplitOverThreadsGivesTheExactProductAndOneEpilogue) {
+  const int threads_before = kiln::jit::num_threads();
+  kiln::jit::set_num_threads(2);
+  for (bool b_rows : {true, false})
+    for (const GemmShape& shape : {GemmShape{4, true, b_rows, 32, 144, 6272}, GemmShape{4, false, b_rows, 7, 30, 2000}}) {
+      SCOPED_TRACE("m=" + std::to_string(shape.m) + " n=" + std::to_string(shape.n) + " k=" + std::to_string(shape.k));
+      const Product<float> p(shape);
+      p.check(default_gemm_config(shape));
+      p.check({100, 0, 0, 2, false, true});  // depth blocks of 100: uneven parts
+    }
+  Product<double>({8, true, true, 20, 40, 3000}).check(default_gemm_config({8, true, true, 20, 40, 3000}));
   kiln::jit::set_num_threads(threads_before);
 }
 
