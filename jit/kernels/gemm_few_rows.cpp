@@ -202,7 +202,8 @@ bool few_columns(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const
   const TransposedEpilogue transposed{epilogue};
   const GemmEpilogue on_c{&TransposedEpilogue::call, &transposed};
   return few_rows(n, m, k, MatrixRef<const T>{b.data, b.col_stride, b.row_stride},
-                  MatrixRef<const T>{a.data, a.col_stride, a.row_stride}, MatrixRef<T>{c.data, c.col_stride, c.row_stride},
+                  MatrixRef<const T>{a.data, a.col_stride, a.row_stride},
+                  MatrixRef<T>{c.data, c.col_stride, c.row_stride},
                   epilogue ? &on_c : nullptr, variant);
 }
 

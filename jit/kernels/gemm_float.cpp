@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 
-#include "jit/threads.h"
 #include "jit/tuning/gemm_tuning.h"
 #include "profiler/enabled.h"
 
@@ -345,7 +344,7 @@ void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const 
                                   : gemm_few_columns(m, n, k, a, b, c, epilogue, current_gemm_variant())))
     return;
   gemm_packed(m, n, k, a, b, c, epilogue, config, b_content,
-              m * n * k >= kGemmParallelWork ? std::int64_t{num_threads()} : std::int64_t{1});
+              m * n * k >= kGemmParallelWork ? std::int64_t{loop_threads()} : std::int64_t{1});
 }
 
 template <class T>

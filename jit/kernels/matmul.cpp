@@ -12,7 +12,6 @@
 #include "jit/kernels/matmul.h"
 #include "jit/kernels/parallel.h"
 #include "jit/kernels/strided_loop.h"
-#include "jit/threads.h"
 
 namespace kiln::jit::kernels {
 namespace {
@@ -26,7 +25,7 @@ namespace {
 // AVX-512 machine: its 32 products of 32x144x196 per convolution ran
 // 2.5x slower split than on one thread.)
 bool split_by_matrix(std::int64_t batches, std::int64_t work) {
-  const std::int64_t threads = num_threads();
+  const std::int64_t threads = loop_threads();
   if (batches < 2 || threads == 1) return false;
   if (work < kGemmParallelWork) return true;
   return batches % threads == 0 || batches >= 4 * threads;

@@ -26,17 +26,18 @@ void parallel_ranges(std::int64_t n, std::int64_t grain, RangeFn body) {
   // a second user thread would hand its loop to whichever thread holds the
   // arena's one slot.)
   if (n <= grain || in_parallel_piece || num_threads() == 1) return body(0, n);
-  kernel_arena()->execute([&] {
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, grain), [&body](const tbb::blocked_range<std::int64_t>& r) {
-      // Restored, not cleared: a thread waiting for its loop may run a piece of another.
-      const bool outer = std::exchange(in_parallel_piece, true);
-      struct Restore {
-        bool value;
-        ~Restore() { in_parallel_piece = value; }
-      } restore{outer};
-      body(r.begin(), r.end());
-    });
-  });
+  auto piece = [&body](const tbb::blocked_range<std::int64_t>& r) {
+    // Restored, not cleared: a thread waiting for its loop may run a piece of another.
+    const bool outer = std::exchange(in_parallel_piece, true);
+    struct Restore {
+      bool value;
+      ~Restore() { in_parallel_piece = value; }
+    } restore{outer};
+    body(r.begin(), r.end());
+  };
+  kernel_arena()->execute([&] { tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, grain), piece); });
 }
+
+int loop_threads() { return in_parallel_piece ? 1 : num_threads(); }
 
 }  // namespace kiln::jit::kernels

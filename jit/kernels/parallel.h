@@ -29,4 +29,8 @@ class RangeFn {
 /// parallelism). Exceptions propagate to the caller.
 void parallel_ranges(std::int64_t n, std::int64_t grain, RangeFn body);
 
+/// The threads a parallel_ranges called here would split over: 1 inside a
+/// piece of a parallel loop, else the kernel threads.
+int loop_threads();
+
 }  // namespace kiln::jit::kernels

@@ -12,6 +12,7 @@
 #include "autotune/shape_bucket.h"
 #include "jit/kernels/gemm_few_rows.h"
 #include "jit/kernels/gemm_tile.h"
+#include "jit/kernels/parallel.h"
 #include "jit/threads.h"
 #include "jit/tuning/background_tuning.h"
 #include "jit/tuning/settle.h"
@@ -173,7 +174,9 @@ std::string gemm_key(const GemmShape& shape) {
   std::string key = shape.element_bytes == 4 ? "gemm/f32/" : "gemm/f64/";
   key += shape.a_rows_contiguous ? 'n' : 't';
   key += shape.b_rows_contiguous ? 'n' : 't';
-  key += "/t" + std::to_string(num_threads()) + "/" + autotune::bucket_key(extents);
+  // The threads the product runs on: one inside a piece of a parallel loop
+  // (a batch split by matrix), and tuned as such.
+  key += "/t" + std::to_string(kernels::loop_threads()) + "/" + autotune::bucket_key(extents);
   return key;
 }
 
@@ -230,8 +233,11 @@ bool reports_gemm_runs(const GemmShape& shape) {
 
 void note_gemm_run(const GemmShape& shape, const std::string& key, const char* source, std::int64_t nanoseconds) {
   const std::string target = gemm_target(shape);
-  profiler::note_tunable_run({.key = key, .target = target, .threads = static_cast<std::uint32_t>(num_threads()),
-                              .config = source, .nanoseconds = nanoseconds});
+  profiler::note_tunable_run({.key = key,
+                              .target = target,
+                              .threads = static_cast<std::uint32_t>(kernels::loop_threads()),
+                              .config = source,
+                              .nanoseconds = nanoseconds});
 }
 
 std::optional<TunedGemm> tuned_gemm_config(const GemmShape& shape, const std::string& key) {

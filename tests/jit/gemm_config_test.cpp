@@ -128,7 +128,8 @@ TEST(GemmConfig, ADepthSplitOverThreadsGivesTheExactProductAndOneEpilogue) {
   const int threads_before = kiln::jit::num_threads();
   kiln::jit::set_num_threads(2);
   for (bool b_rows : {true, false})
-    for (const GemmShape& shape : {GemmShape{4, true, b_rows, 32, 144, 6272}, GemmShape{4, false, b_rows, 7, 30, 2000}}) {
+    for (const GemmShape& shape :
+         {GemmShape{4, true, b_rows, 32, 144, 6272}, GemmShape{4, false, b_rows, 7, 30, 2000}}) {
       SCOPED_TRACE("m=" + std::to_string(shape.m) + " n=" + std::to_string(shape.n) + " k=" + std::to_string(shape.k));
       const Product<float> p(shape);
       p.check(default_gemm_config(shape));

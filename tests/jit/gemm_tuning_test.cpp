@@ -15,6 +15,7 @@
 #include <kiln/tune.h>
 
 #include "jit/kernels/gemm.h"
+#include "jit/kernels/parallel.h"
 #include "jit/tuning/gemm_tuning.h"
 #include "jit/tuning/tuning_store.h"
 #include "jit/threads.h"
@@ -53,6 +54,23 @@ void expect_exact_product(const GemmShape& s) {
       for (std::int64_t kk = 0; kk < s.k; ++kk) want += double(a[i * s.k + kk]) * double(br.at(kk, j));
       ASSERT_EQ(c[i * s.n + j], float(want)) << "C(" << i << ", " << j << ")";
     }
+}
+
+// Inside a piece of a parallel loop (a batch split by matrix) a product
+// runs on that piece's thread, so it is tuned and looked up as one
+// thread's.
+TEST_F(GemmTuning, AProductInsideAParallelLoopIsKeyedAsOneThreads) {
+  const int threads_before = kiln::jit::num_threads();
+  kiln::jit::set_num_threads(2);
+  const GemmShape shape{4, true, true, 32, 196, 144};
+  const std::string outside = gemm_key(shape);
+  std::vector<std::string> inside(2);
+  parallel_ranges(2, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) inside[i] = gemm_key(shape);
+  });
+  kiln::jit::set_num_threads(threads_before);
+  EXPECT_NE(outside.find("/t2/"), std::string::npos) << outside;
+  for (const std::string& key : inside) EXPECT_NE(key.find("/t1/"), std::string::npos) << key;
 }
 
 TEST_F(GemmTuning, ARunStoresItsWinnerAndGemmUsesIt) {
