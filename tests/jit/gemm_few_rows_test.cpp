@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <initializer_list>
 #include <random>
 #include <vector>
 
@@ -46,18 +45,17 @@ void check(std::int64_t m, std::int64_t n, std::int64_t k, bool b_transposed, bo
   }
 }
 
-// check() of float and double, both layouts of B, every m x n x k given,
-// on every variant the CPU supports.
-void check_every_variant(std::initializer_list<std::int64_t> ms, std::initializer_list<std::int64_t> ns,
-                         std::initializer_list<std::int64_t> ks) {
+TEST(GemmFewRows, BothLayoutsEveryVariantAgainstAPlainLoop) {
   std::vector<GemmVariant> variants = {GemmVariant::Baseline};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) variants.push_back(GemmVariant::Avx2);
   if (__builtin_cpu_supports("avx512f")) variants.push_back(GemmVariant::Avx512);
   for (GemmVariant v : variants) {
     set_gemm_variant(v);
-    for (std::int64_t m : ms)
-      for (std::int64_t n : ns)
-        for (std::int64_t k : ks)
+    // 1-7 rows: every size of the last block of rows (blocks of 4).
+    for (std::int64_t m : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{5}, std::int64_t{6},
+                           std::int64_t{7}, kFewRows, kFewRows + 1})
+      for (std::int64_t n : {1, 5, 64, 300, 1100})
+        for (std::int64_t k : {1, 7, 33, 784})
           for (bool b_transposed : {true, false}) {
             SCOPED_TRACE(testing::Message() << "variant " << int(v) << " m " << m << " n " << n << " k " << k
                                             << (b_transposed ? " B^T" : " B"));
@@ -68,15 +66,25 @@ void check_every_variant(std::initializer_list<std::int64_t> ms, std::initialize
   set_gemm_variant(GemmVariant::Best);
 }
 
-TEST(GemmFewRows, BothLayoutsEveryVariantAgainstAPlainLoop) {
-  // 1-7 rows: every size of the last block of rows (blocks of 4).
-  check_every_variant({1, 2, 3, 5, 6, 7, kFewRows, kFewRows + 1}, {1, 5, 64, 300, 1100}, {1, 7, 33, 784});
-}
-
 // Few columns: the linear layout (B's columns contiguous) goes through the
 // same loops as Cᵀ = Bᵀ · Aᵀ; B row-major falls back to the packed GEMM.
 TEST(GemmFewRows, FewColumnsEveryVariantAgainstAPlainLoop) {
-  check_every_variant({kFewRows + 1, 128, 300}, {1, 5, 10, kFewRows}, {1, 33, 512});
+  std::vector<GemmVariant> variants = {GemmVariant::Baseline};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) variants.push_back(GemmVariant::Avx2);
+  if (__builtin_cpu_supports("avx512f")) variants.push_back(GemmVariant::Avx512);
+  for (GemmVariant v : variants) {
+    set_gemm_variant(v);
+    for (std::int64_t m : {kFewRows + 1, std::int64_t{128}, std::int64_t{300}})
+      for (std::int64_t n : {std::int64_t{1}, std::int64_t{5}, std::int64_t{10}, kFewRows})
+        for (std::int64_t k : {1, 33, 512})
+          for (bool b_transposed : {true, false}) {
+            SCOPED_TRACE(testing::Message() << "variant " << int(v) << " m " << m << " n " << n << " k " << k
+                                            << (b_transposed ? " B^T" : " B"));
+            check<float>(m, n, k, b_transposed, false);
+            check<double>(m, n, k, b_transposed, false);
+          }
+  }
+  set_gemm_variant(GemmVariant::Best);
 }
 
 TEST(GemmFewRows, FewColumnsTakeOnlyTheLinearLayout) {
