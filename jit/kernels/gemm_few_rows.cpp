@@ -186,39 +186,7 @@ bool few_rows(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T>
   return true;
 }
 
-// An epilogue of Cᵀ's blocks, given as blocks of C.
-struct TransposedEpilogue {
-  const GemmEpilogue* epilogue;
-
-  static void call(const void* self, std::int64_t row, std::int64_t rows, std::int64_t col, std::int64_t cols) {
-    const GemmEpilogue* e = static_cast<const TransposedEpilogue*>(self)->epilogue;
-    e->fn(e->context, col, cols, row, rows);
-  }
-};
-
-template <class T>
-bool few_columns(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T> a, MatrixRef<const T> b,
-                 MatrixRef<T> c, const GemmEpilogue* epilogue, GemmVariant variant) {
-  const TransposedEpilogue transposed{epilogue};
-  const GemmEpilogue on_c{&TransposedEpilogue::call, &transposed};
-  return few_rows(n, m, k, MatrixRef<const T>{b.data, b.col_stride, b.row_stride},
-                  MatrixRef<const T>{a.data, a.col_stride, a.row_stride},
-                  MatrixRef<T>{c.data, c.col_stride, c.row_stride},
-                  epilogue ? &on_c : nullptr, variant);
-}
-
 }  // namespace
-
-bool gemm_few_columns(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a,
-                      MatrixRef<const float> b, MatrixRef<float> c, const GemmEpilogue* epilogue,
-                      GemmVariant variant) {
-  return few_columns(m, n, k, a, b, c, epilogue, variant);
-}
-bool gemm_few_columns(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a,
-                      MatrixRef<const double> b, MatrixRef<double> c, const GemmEpilogue* epilogue,
-                      GemmVariant variant) {
-  return few_columns(m, n, k, a, b, c, epilogue, variant);
-}
 
 bool gemm_few_rows(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a,
                    MatrixRef<const float> b, MatrixRef<float> c, const GemmEpilogue* epilogue, GemmVariant variant) {

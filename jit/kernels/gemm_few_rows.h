@@ -30,16 +30,4 @@ bool gemm_few_rows(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<con
                    MatrixRef<const double> b, MatrixRef<double> c, const GemmEpilogue* epilogue,
                    GemmVariant variant);
 
-/// The same for a few columns n, as Cᵀ = Bᵀ · Aᵀ: when B's columns are
-/// contiguous (a linear layer's Wᵀ) and A's rows are, each element of C is
-/// one dot product of rows. A classifier's head (128 rows by 10 outputs
-/// over 512 inputs) padded 10 columns to the packed GEMM's 64-wide AVX-512
-/// tile: 63 us there on one thread, against 23 us for OpenBLAS.
-bool gemm_few_columns(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const float> a,
-                      MatrixRef<const float> b, MatrixRef<float> c, const GemmEpilogue* epilogue,
-                      GemmVariant variant);
-bool gemm_few_columns(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const double> a,
-                      MatrixRef<const double> b, MatrixRef<double> c, const GemmEpilogue* epilogue,
-                      GemmVariant variant);
-
 }  // namespace kiln::jit::kernels

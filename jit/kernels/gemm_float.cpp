@@ -340,9 +340,7 @@ void gemm_float(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const 
     if (epilogue) epilogue->fn(epilogue->context, 0, m, 0, n);
     return;
   }
-  if (config.few_rows && (m <= n ? gemm_few_rows(m, n, k, a, b, c, epilogue, current_gemm_variant())
-                                  : gemm_few_columns(m, n, k, a, b, c, epilogue, current_gemm_variant())))
-    return;
+  if (config.few_rows && gemm_few_rows(m, n, k, a, b, c, epilogue, current_gemm_variant())) return;
   gemm_packed(m, n, k, a, b, c, epilogue, config, b_content,
               m * n * k >= kGemmParallelWork ? std::int64_t{loop_threads()} : std::int64_t{1});
 }
@@ -408,7 +406,7 @@ int heuristic_tile(std::int64_t m, int element_bytes) {
 GemmConfig default_gemm_config(const GemmShape& shape) {
   GemmConfig config;  // blocks shaped to the product (blocking_for)
   config.shared_b = true;
-  config.few_rows = std::min(shape.m, shape.n) <= kFewRows;
+  config.few_rows = shape.m <= kFewRows;
   config.tile = heuristic_tile(shape.m, shape.element_bytes);
   return config;
 }

@@ -66,40 +66,6 @@ TEST(GemmFewRows, BothLayoutsEveryVariantAgainstAPlainLoop) {
   set_gemm_variant(GemmVariant::Best);
 }
 
-// Few columns: the linear layout (B's columns contiguous) goes through the
-// same loops as Cᵀ = Bᵀ · Aᵀ; B row-major falls back to the packed GEMM.
-TEST(GemmFewRows, FewColumnsEveryVariantAgainstAPlainLoop) {
-  std::vector<GemmVariant> variants = {GemmVariant::Baseline};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) variants.push_back(GemmVariant::Avx2);
-  if (__builtin_cpu_supports("avx512f")) variants.push_back(GemmVariant::Avx512);
-  for (GemmVariant v : variants) {
-    set_gemm_variant(v);
-    for (std::int64_t m : {kFewRows + 1, std::int64_t{128}, std::int64_t{300}})
-      for (std::int64_t n : {std::int64_t{1}, std::int64_t{5}, std::int64_t{10}, kFewRows})
-        for (std::int64_t k : {1, 33, 512})
-          for (bool b_transposed : {true, false}) {
-            SCOPED_TRACE(testing::Message() << "variant " << int(v) << " m " << m << " n " << n << " k " << k
-                                            << (b_transposed ? " B^T" : " B"));
-            check<float>(m, n, k, b_transposed, false);
-            check<double>(m, n, k, b_transposed, false);
-          }
-  }
-  set_gemm_variant(GemmVariant::Best);
-}
-
-TEST(GemmFewRows, FewColumnsTakeOnlyTheLinearLayout) {
-  // A 3x2 by 2x2: A's rows contiguous; B = Wᵀ of a row-major W, then B row-major.
-  float a[6] = {1, 2, 3, 4, 5, 6}, w[4] = {1, 2, 3, 4}, c[6] = {};
-  EXPECT_TRUE(gemm_few_columns(3, 2, 2, MatrixRef<const float>{a, 2, 1}, MatrixRef<const float>{w, 1, 2},
-                               MatrixRef<float>{c, 2, 1}, nullptr, GemmVariant::Baseline));
-  EXPECT_EQ(c[0], 5.0f);   // (1, 2) · (1, 2)
-  EXPECT_EQ(c[5], 39.0f);  // (5, 6) · (3, 4)
-  float untouched[6] = {};
-  EXPECT_FALSE(gemm_few_columns(3, 2, 2, MatrixRef<const float>{a, 2, 1}, MatrixRef<const float>{w, 2, 1},
-                                MatrixRef<float>{untouched, 2, 1}, nullptr, GemmVariant::Baseline));
-  EXPECT_EQ(untouched[0], 0.0f) << "nothing written when declining";
-}
-
 TEST(GemmFewRows, OtherLayoutsFallBackToThePackedGemm) {
   float a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4] = {};
   // A's rows strided: the unpacked path declines, gemm() still multiplies.
