@@ -170,10 +170,15 @@ TEST(SumKernel, FloatBlocksStayWithinTheTolerance) {
         << cols << " columns";
     EXPECT_TRUE(sums_within(on_tier1([&] { return x.sum({1}, false); }), ref, cols)) << cols << " columns";
   }
-  const kref::Ref flat = normal({300007}, 41, 5);
-  const Tensor f = kref::make(flat, kiln::kFloat32);
-  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{f.sum()}; }, 1e-6));
-  EXPECT_TRUE(sums_within(on_tier1([&] { return f.sum(); }), flat, 300007));
+  // Sums over every dim (partial kernels, blocks of codegen::kWholeSumBlock):
+  // lengths around a block and many blocks, with the same spikes.
+  for (std::int64_t n : {std::int64_t{69631}, std::int64_t{69632}, std::int64_t{69633}, std::int64_t{300007}}) {
+    kref::Ref flat = normal({n}, static_cast<unsigned>(n % 1000) + 41, 5);
+    for (std::size_t i = 0; i < flat.v.size(); i += 7) flat.v[i] = static_cast<float>(flat.v[i] * 1e4);
+    const Tensor f = kref::make(flat, kiln::kFloat32);
+    EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{f.sum()}; }, 1e-6)) << n << " elements";
+    EXPECT_TRUE(sums_within(on_tier1([&] { return f.sum(); }), flat, n)) << n << " elements";
+  }
 }
 
 TEST(SumKernel, SoftmaxAndSumDoNotDependOnTheThreadCount) {
