@@ -251,8 +251,9 @@ def train_steady_table(programs):
 
 
 def tuning_table(results, env):
-    """The GEMM shapes run-benches.sh tuned before the programs ran: the heuristic's time, the tuned time,
-    and OpenBLAS's sgemm on the shape as kiln tune timed it (one call's median, not interleaved with kiln's)."""
+    """The kernels run-benches.sh tuned before the programs ran: the heuristic's time, the tuned time,
+    and OpenBLAS's sgemm on a GEMM's shape as kiln tune timed it (one call's median, not interleaved with
+    kiln's). A compiled reduction's speed is in GB/s, where a GEMM's is in GFLOP/s."""
     runs = sorted((results / "tuning").glob("t*.json"))
     if not runs:
         return []
@@ -273,7 +274,7 @@ def tuning_table(results, env):
             lines.append("| " + " | ".join([r["target"], threads, fmt_time(r["default_ms"] / 1e3),
                                             fmt_time(r["tuned_ms"] / 1e3),
                                             fmt_ratio(r["default_ms"] / r["tuned_ms"]) if r["tuned_ms"] else "",
-                                            f"{r['gflops']:.0f}",
+                                            f"{r['gflops']:.0f}" if r["gflops"] else f"{r['gbytes_per_second']:.0f} GB/s",
                                             fmt_time(r["openblas_ms"] / 1e3) if r.get("openblas_ms") else "-",
                                             fmt_ratio(r["openblas_ms"] / r["tuned_ms"])
                                             if r.get("openblas_ms") and r["tuned_ms"] else "-",
@@ -332,7 +333,7 @@ def markdown(groups, programs, raw, env, results):
     out = ["### Results", ""] + machine_lines(env, raw) + [""]
     t = tuning_table(results, env)
     if t:
-        out += ["#### GEMM tuning on this machine", ""] + t + [""]
+        out += ["#### Tuning on this machine", ""] + t + [""]
     for prefix, title in SECTIONS:
         t = section_table(groups, prefix)
         if t:

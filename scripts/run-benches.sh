@@ -50,11 +50,13 @@ for v in "${unset_vars[@]}"; do unset_args+=(-u "$v"); done
 # 1024^3), and the linear layers of peers_bench and training_bench's MLP
 # forward passes (batch x inputs x outputs), and the weight gradients of
 # training_bench's MLP backward (matmul_tn: 512x128x784 is dyᵀ · x) and an
-# input gradient (dy · w: matmul 128x512x784).
+# input gradient (dy · w: matmul 128x512x784); and the compiled reductions
+# of reduction_bench and peers_bench (sum of 16M, softmax 4096x1024).
 tune_targets=(matmul 256x256x256 matmul 512x512x512 matmul 1024x1024x1024 matmul 2048x2048x2048
               matmul 128x512x512 linear 1x784x512 linear 1x512x512 linear 128x784x512 linear 128x512x512
               linear 8x512x512 linear 32x512x512 linear 1024x512x512 linear 256x3072x768
-              matmul 128x512x784 matmul_tn 512x128x784 matmul_tn 512x128x512)
+              matmul 128x512x784 matmul_tn 512x128x784 matmul_tn 512x128x512
+              sum 16777216 softmax 4096x1024)
 mkdir -p "$out/tuning"
 settings+=(KILN_TUNING_DB="$out/tuning/db.json")
 tune_start=$(date +%s)
