@@ -385,20 +385,44 @@ void set_gemm_variant(GemmVariant variant) { forced_variant.store(variant, std::
 
 namespace {
 
-// The heuristic's register tile: the one that pads the fewest rows of C
-// into micro-panels, a 4-row tile charged 4% for its fewer FMAs per load.
-// Measured with AVX2 (linear and row-major products of 512-784 x 512): 4x2
-// gained 6-14% at 16 and 32 rows, and lost 1-5% at 12, 24 and 48 rows,
-// where 6 divides the rows. The 6-row tile of float32 is the generated one
-// too: against the hand-written 6x2 (same rounding) it ran 0.96-1.14x at
-// one thread and 1.02-1.13x at two over nine products of 32-2048 rows
-// (best of nine interleaved rounds each; 2048^3 level). Other ISAs, and
-// float64, keep their hand-written tile.
-int heuristic_tile(std::int64_t m, int element_bytes) {
-  if (current_gemm_variant() != GemmVariant::Avx2 || m <= kFewRows) return 0;
-  const double six = double((m + 5) / 6 * 6), four = double((m + 3) / 4 * 4) / 0.96;
-  if (four < six) return tile_code(4, 2);
-  return element_bytes == 4 ? tile_code(6, 2) : 0;
+// The heuristic's register tile: the one that pads C least into
+// micro-tiles (rows to mr, columns to the tile's width), a tile of fewer
+// FMAs per load charged for them.
+//
+// AVX2 (rows only: both tiles are 2 vectors wide), measured with linear and
+// row-major products of 512-784 x 512: 4x2, charged 4%, gained 6-14% at 16
+// and 32 rows, and lost 1-5% at 12, 24 and 48 rows, where 6 divides the
+// rows. The 6-row tile of float32 is the generated one too: against the
+// hand-written 6x2 (same rounding) it ran 0.96-1.14x at one thread and
+// 1.02-1.13x at two over nine products of 32-2048 rows (best of nine
+// interleaved rounds each; 2048^3 level).
+//
+// AVX-512 (float32): 8x3 (48 columns, 11 loads per 24 FMAs against 10),
+// charged 2%, against 6x4 (64 columns). Measured with the generated tiles
+// in a tuning database (kiln::matmul, median of 300, three rounds): 32x512x512
+// (nt) on 2 threads 87-97 us with 8x3 against 101-132 with the hand-written
+// 6x4, and 138-140 against 135-154 on one; products of 48-1024 rows where
+// the two pad alike ran within the noise of each other (the rule keeps
+// 6x4 there); the generated 6x4 against the hand-written one: 0.96-1.10x
+// at 64-128 rows by 512-784, within the noise at 256-1024. kiln tune's
+// winners at 32 rows, and at 128 rows by 784 columns, were 8x3.
+// float64 and other ISAs keep their hand-written tile.
+int heuristic_tile(std::int64_t m, std::int64_t n, int element_bytes) {
+  if (m <= kFewRows) return 0;
+  auto padded = [](std::int64_t x, std::int64_t to) { return double((x + to - 1) / to * to); };
+  switch (current_gemm_variant()) {
+    case GemmVariant::Avx2: {
+      const double six = padded(m, 6), four = padded(m, 4) / 0.96;
+      if (four < six) return tile_code(4, 2);
+      return element_bytes == 4 ? tile_code(6, 2) : 0;
+    }
+    case GemmVariant::Avx512: {
+      if (element_bytes != 4) return 0;
+      const double six_by_four = padded(m, 6) * padded(n, 64), eight_by_three = padded(m, 8) * padded(n, 48) / 0.98;
+      return eight_by_three < six_by_four ? tile_code(8, 3) : tile_code(6, 4);
+    }
+    default: return 0;
+  }
 }
 
 }  // namespace
@@ -407,7 +431,7 @@ GemmConfig default_gemm_config(const GemmShape& shape) {
   GemmConfig config;  // blocks shaped to the product (blocking_for)
   config.shared_b = true;
   config.few_rows = shape.m <= kFewRows;
-  config.tile = heuristic_tile(shape.m, shape.element_bytes);
+  config.tile = heuristic_tile(shape.m, shape.n, shape.element_bytes);
   return config;
 }
 

@@ -205,6 +205,21 @@ TEST(GemmTile, TheHeuristicTakesAFourRowTileWhereSixRowsWouldPadMost) {
   EXPECT_EQ(tile(kFewRows), 0);          // the few-rows path
 }
 
+TEST(GemmTile, OnAvx512TheHeuristicTakesTheTileThatPadsCLeast) {
+  // A config only: nothing runs, so any CPU can check the rule.
+  const VariantGuard guard(GemmVariant::Avx512);
+  auto tile = [](std::int64_t m, std::int64_t n, int bytes = 4) {
+    return default_gemm_config({bytes, true, false, m, n, 512}).tile;
+  };
+  EXPECT_EQ(tile(32, 512), tile_code(8, 3));   // 36 rows of 6 against 528 columns of 48
+  EXPECT_EQ(tile(128, 512), tile_code(6, 4));  // padded alike: 8x3 is charged for its loads
+  EXPECT_EQ(tile(128, 784), tile_code(8, 3));  // 132 x 832 against 128 x 816
+  EXPECT_EQ(tile(128, 10), tile_code(8, 3));   // a 10-column head: 64 columns against 48
+  EXPECT_EQ(tile(48, 512), tile_code(6, 4));   // both divide the rows
+  EXPECT_EQ(tile(128, 784, 8), 0);             // float64: the hand-written one
+  EXPECT_EQ(tile(kFewRows, 512), 0);           // the few-rows path
+}
+
 TEST(GemmTile, ADefaultTileIsCompiledInTheBackgroundOnceItWouldHavePaidForItself) {
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2";
   if (kiln::jit::hot_threshold_is_explicit()) GTEST_SKIP() << "KILN_HOT_THRESHOLD set: no break-even test";
