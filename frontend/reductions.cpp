@@ -157,8 +157,12 @@ Tensor Tensor::softmax(std::int64_t dim) const {
   Tensor out;
   {
     autograd::AutoGradMode mode(!track && GradMode::is_enabled());
+    // Times the reciprocal of each row's sum, as LibTorch's kernel does: one
+    // division a row instead of one an element (a vector division costs
+    // several multiplications), and the sum is at least 1 (the largest
+    // element's exp(0)), so its reciprocal never overflows.
     Tensor e = (*this - amax(dim, true)).exp();
-    out = e / e.sum(dim, true);
+    out = e * e.sum(dim, true).reciprocal();
   }
   if (track)
     autograd::record_function(

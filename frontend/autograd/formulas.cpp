@@ -41,6 +41,7 @@ void log_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g / c
 void log1p_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g / (c.input(0) + 1); }
 void sqrt_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g / (c.result() * 2); }
 void rsqrt_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g * c.result().pow(3) * -0.5; }
+void reciprocal_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = -g * c.result() * c.result(); }
 void sin_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = g * c.input(0).cos(); }
 void cos_grad(const GradContext& c, const Tensor& g, Tensor* gi) { gi[0] = -(g * c.input(0).sin()); }
 void tanh_grad(const GradContext& c, const Tensor& g, Tensor* gi) {
@@ -355,6 +356,7 @@ const GradFormula& grad_formula(OpId op) {
     case OpId::Log1p: { static constexpr GradFormula f{"Log1PBackward0", x, log1p_grad}; return f; }
     case OpId::Sqrt: { static constexpr GradFormula f{"SqrtBackward0", y, sqrt_grad}; return f; }
     case OpId::Rsqrt: { static constexpr GradFormula f{"RsqrtBackward0", y, rsqrt_grad}; return f; }
+    case OpId::Reciprocal: { static constexpr GradFormula f{"ReciprocalBackward0", y, reciprocal_grad}; return f; }
     case OpId::Sin: { static constexpr GradFormula f{"SinBackward0", x, sin_grad}; return f; }
     case OpId::Cos: { static constexpr GradFormula f{"CosBackward0", x, cos_grad}; return f; }
     case OpId::Tanh: { static constexpr GradFormula f{"TanhBackward0", y, tanh_grad}; return f; }

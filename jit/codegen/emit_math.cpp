@@ -90,6 +90,7 @@ llvm::Value* emit_math(IrContext& ir, const KernelInstr& instr, llvm::ArrayRef<l
   if (instr.op == OpId::Trunc) return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x);
   if (instr.op == OpId::Rsqrt)
     return ir.b.CreateFDiv(ir.constant(instr.dtype, 1), ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
+  if (instr.op == OpId::Reciprocal) return ir.b.CreateFDiv(ir.constant(instr.dtype, 1), x);
   if (instr.op == OpId::Exp) return emit_exp(ir, instr.dtype, x);
   const char* name = libm_name(instr.op);
   KILN_CHECK(name != nullptr, trace::name(instr.op), " is not a math function");

@@ -21,6 +21,7 @@ OpEmitter op_emitter(OpId op) {
     case OpId::Log1p:
     case OpId::Sqrt:
     case OpId::Rsqrt:
+    case OpId::Reciprocal:
     case OpId::Sin:
     case OpId::Cos:
     case OpId::Tanh:

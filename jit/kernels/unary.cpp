@@ -25,6 +25,7 @@ struct Abs {
 };
 struct Sqrt { template <class T> static T apply(T x) { return std::sqrt(x); } };
 struct Rsqrt { template <class T> static T apply(T x) { return T(1) / std::sqrt(x); } };
+struct Reciprocal { template <class T> static T apply(T x) { return T(1) / x; } };
 struct Floor { template <class T> static T apply(T x) { return std::floor(x); } };
 struct Ceil { template <class T> static T apply(T x) { return std::ceil(x); } };
 struct Round { template <class T> static T apply(T x) { return std::nearbyint(x); } };  // default rounding: to even
@@ -112,6 +113,7 @@ void Log(const KernelCall& c) { map_kernel<fn::Log, kFloatTypes, 1>(c); }
 void Log1p(const KernelCall& c) { map_kernel<fn::Log1p, kFloatTypes, 1>(c); }
 void Sqrt(const KernelCall& c) { map_kernel<fn::Sqrt, kFloatTypes, 1>(c); }
 void Rsqrt(const KernelCall& c) { map_kernel<fn::Rsqrt, kFloatTypes, 1>(c); }
+void Reciprocal(const KernelCall& c) { map_kernel<fn::Reciprocal, kFloatTypes, 1>(c); }
 void Sin(const KernelCall& c) { map_kernel<fn::Sin, kFloatTypes, 1>(c); }
 void Cos(const KernelCall& c) { map_kernel<fn::Cos, kFloatTypes, 1>(c); }
 void Tanh(const KernelCall& c) { map_kernel<fn::Tanh, kFloatTypes, 1>(c); }

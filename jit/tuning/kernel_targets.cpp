@@ -56,12 +56,13 @@ KernelSpec fused_kernel_spec(std::string_view name, std::span<const std::int64_t
     spec.outputs.push_back({add(spec, OpId::Exp, {kIn0}).index, spec.inputs[0]});
     return spec;
   }
-  // softmax over the last dim: exp(x - amax(x)) / sum(exp(x - amax(x))), one row kernel.
+  // softmax over the last dim: exp(x - amax(x)) * reciprocal(sum(exp(x - amax(x)))), one row kernel.
   KernelSpec spec = over({shape[0], shape[1]});
   spec.row_dims = 1;
   const ArgRef max = add(spec, OpId::Amax, {kIn0});
   const ArgRef e = add(spec, OpId::Exp, {add(spec, OpId::Sub, {kIn0, max})});
-  spec.outputs.push_back({add(spec, OpId::Div, {e, add(spec, OpId::Sum, {e})}).index, spec.inputs[0]});
+  const ArgRef sum = add(spec, OpId::Sum, {e});
+  spec.outputs.push_back({add(spec, OpId::Mul, {e, add(spec, OpId::Reciprocal, {sum})}).index, spec.inputs[0]});
   return spec;
 }
 

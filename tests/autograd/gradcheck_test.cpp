@@ -100,6 +100,8 @@ std::vector<Case> cases(OpId op) {
     case OpId::Log1p: return unary("log1p", [](const V& x) { return x[0].log1p(); }, positive({3, 4}, 6));
     case OpId::Sqrt: return unary("sqrt", [](const V& x) { return x[0].sqrt(); }, positive({3, 4}, 7));
     case OpId::Rsqrt: return unary("rsqrt", [](const V& x) { return x[0].rsqrt(); }, positive({3, 4}, 8));
+    case OpId::Reciprocal:
+      return unary("reciprocal", [](const V& x) { return x[0].reciprocal(); }, positive({3, 4}, 30));
     case OpId::Sin: return unary("sin", [](const V& x) { return x[0].sin(); }, values({3, 4}, 9));
     case OpId::Cos: return unary("cos", [](const V& x) { return x[0].cos(); }, values({3, 4}, 10));
     case OpId::Tanh: return unary("tanh", [](const V& x) { return x[0].tanh(); }, values({3, 4}, 11));

@@ -41,6 +41,7 @@ std::vector<UnaryCase> float_cases() {
       {"log1p", [](const Tensor& x) { return kiln::log1p(x); }, [](double x) { return std::log1p(x); }, -0.9, 9},
       {"sqrt", [](const Tensor& x) { return x.sqrt(); }, [](double x) { return std::sqrt(x); }, 0, 100},
       {"rsqrt", [](const Tensor& x) { return kiln::rsqrt(x); }, [](double x) { return 1 / std::sqrt(x); }, 0.01, 100},
+      {"reciprocal", [](const Tensor& x) { return x.reciprocal(); }, [](double x) { return 1 / x; }, 0.01, 100},
       {"sin", [](const Tensor& x) { return x.sin(); }, [](double x) { return std::sin(x); }, -6, 6},
       {"cos", [](const Tensor& x) { return kiln::cos(x); }, [](double x) { return std::cos(x); }, -6, 6},
       {"tanh", [](const Tensor& x) { return x.tanh(); }, [](double x) { return std::tanh(x); }, -4, 4},

@@ -136,6 +136,7 @@ Value apply_float(const KernelInstr& in, const Value* a) {
     case OpId::Log1p: return r(std::log1p(x));
     case OpId::Sqrt: return r(std::sqrt(x));
     case OpId::Rsqrt: return r(1 / round_to(t, std::sqrt(x)));
+    case OpId::Reciprocal: return r(1 / x);
     case OpId::Sin: return r(std::sin(x));
     case OpId::Cos: return r(std::cos(x));
     case OpId::Tanh: return r(std::tanh(x));

@@ -32,6 +32,7 @@ DtypeSet tier0_dtypes(OpId op) {
     case OpId::Log1p:
     case OpId::Sqrt:
     case OpId::Rsqrt:
+    case OpId::Reciprocal:
     case OpId::Sin:
     case OpId::Cos:
     case OpId::Tanh:
@@ -80,7 +81,7 @@ std::string label(OpId op, ScalarType t) { return std::string(trace::name(op)) +
 TEST(CodegenSingleOp, FusibleOpsAreTheElementwiseOnes) {
   const std::vector<OpId> expected = {
       OpId::Copy, OpId::Neg, OpId::Abs, OpId::Exp, OpId::Log, OpId::Log1p, OpId::Sqrt, OpId::Rsqrt,
-      OpId::Sin, OpId::Cos, OpId::Tanh, OpId::Sigmoid, OpId::Relu, OpId::Gelu, OpId::Erf, OpId::Floor, OpId::Ceil,
+      OpId::Reciprocal, OpId::Sin, OpId::Cos, OpId::Tanh, OpId::Sigmoid, OpId::Relu, OpId::Gelu, OpId::Erf, OpId::Floor, OpId::Ceil,
       OpId::Round, OpId::Trunc, OpId::LogicalNot,
       OpId::Add, OpId::Sub, OpId::Mul, OpId::Div, OpId::Pow, OpId::Fmod, OpId::Remainder, OpId::FloorDivide, OpId::Maximum, OpId::Minimum, OpId::Eq,
       OpId::Ne, OpId::Lt, OpId::Le, OpId::Gt, OpId::Ge, OpId::LogicalAnd, OpId::LogicalOr, OpId::Where};

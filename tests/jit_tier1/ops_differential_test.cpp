@@ -28,7 +28,7 @@ TEST(Tier1Ops, UnaryFloatOps) {
   using F = Tensor (*)(const Tensor&);
   const std::pair<const char*, F> ops[] = {
       {"exp", kiln::exp},     {"log", kiln::log},         {"log1p", kiln::log1p}, {"sqrt", kiln::sqrt},
-      {"rsqrt", kiln::rsqrt}, {"sin", kiln::sin},         {"cos", kiln::cos},     {"tanh", kiln::tanh},
+      {"rsqrt", kiln::rsqrt}, {"reciprocal", kiln::reciprocal}, {"sin", kiln::sin},         {"cos", kiln::cos},     {"tanh", kiln::tanh},
       {"sigmoid", kiln::sigmoid}, {"relu", kiln::relu},   {"neg", kiln::neg},     {"abs", kiln::abs},
       {"floor", kiln::floor},     {"ceil", kiln::ceil},   {"round", kiln::round}, {"trunc", kiln::trunc}};
   for (kiln::ScalarType t : kFloats) {

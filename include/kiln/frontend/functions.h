@@ -24,6 +24,7 @@ Tensor log(const Tensor& x);
 Tensor log1p(const Tensor& x);
 Tensor sqrt(const Tensor& x);
 Tensor rsqrt(const Tensor& x);
+Tensor reciprocal(const Tensor& x);
 Tensor sin(const Tensor& x);
 Tensor cos(const Tensor& x);
 Tensor tanh(const Tensor& x);

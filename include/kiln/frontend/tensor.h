@@ -158,6 +158,8 @@ class Tensor {
   Tensor log1p() const;
   Tensor sqrt() const;
   Tensor rsqrt() const;
+  /// 1 / x, in a floating dtype (integers are promoted, as LibTorch).
+  Tensor reciprocal() const;
   Tensor sin() const;
   Tensor cos() const;
   Tensor tanh() const;
