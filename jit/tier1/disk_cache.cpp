@@ -70,7 +70,8 @@ std::shared_ptr<const Location> location() { return location_slot().load(std::me
 // codegen emits different code for the same spec, so that objects from an
 // earlier build of the same version are not loaded. 3: inline expf (Estrin),
 // row buffers of costly values, blocked float32 sums, next-row prefetches.
-constexpr int kCodegenRevision = 3;
+// 4: partial kernels' float32 sums in blocks of 4096 (their rounding moved).
+constexpr int kCodegenRevision = 4;
 
 // Everything besides the kernel key that decides whether an object fits.
 // Kernel keys hash op ids, which are positions in trace/ops.def: the op
