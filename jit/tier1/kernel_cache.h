@@ -20,6 +20,7 @@
 #include "jit/fusion/kernel_spec.h"
 #include "jit/orc/session.h"
 #include "jit/tier1/config.h"
+#include "jit/tier1/tier_comparison.h"
 
 namespace kiln::jit {
 
@@ -36,10 +37,9 @@ struct KernelEntry : std::enable_shared_from_this<KernelEntry> {
   std::atomic<int> opt_level{0};        // level of the published code (0 = none)
   std::atomic<bool> upgrade_queued{false};
 
-  // Feedback: average nanoseconds per element on each tier (exponential
-  // moving averages; written by the running threads, read for decisions).
-  std::atomic<double> t0_ns_per_elem{0};
-  std::atomic<double> t1_ns_per_elem{0};
+  // Feedback: whether the compiled code is slower than tier 0 (written by
+  // the running threads), and its runs (for the O3 upgrade and sampling).
+  TierComparison tiers;
   std::atomic<std::uint64_t> compiled_runs{0};
 
   // Demand, for the compile queue: the time of its last run (either tier,

@@ -40,9 +40,6 @@ namespace {
 constexpr double kCompileEstimateMs = 5.0;
 // Compiled runs of a kernel before it is recompiled at O3.
 constexpr std::uint64_t kUpgradeRuns = 64;
-// Compiled runs before comparing tiers; demote when slower than tier 0 by this factor.
-constexpr std::uint64_t kFeedbackRuns = 16;
-constexpr double kDemoteFactor = 1.25;
 
 
 // Hot: run often enough, and (unless the user chose the threshold) long
@@ -155,13 +152,6 @@ double ns_per_elem(std::int64_t ns, std::int64_t elements) {
   return static_cast<double>(ns) / static_cast<double>(std::max<std::int64_t>(elements, 1));
 }
 
-// Keeps the smallest sample: the least disturbed measure of a tier.
-void keep_min(std::atomic<double>& slot, double v) {
-  double cur = slot.load();
-  while ((cur == 0 || v < cur) && !slot.compare_exchange_weak(cur, v)) {
-  }
-}
-
 // Timing every compiled run costs two clock reads per kernel call, a
 // visible share of a tiny kernel's time: runs are timed while the tiers are
 // compared and the O3 upgrade is pending, then one in kSampleEvery.
@@ -178,12 +168,10 @@ bool timed_run(const KernelEntry& k) {
 // says nothing about the kernel against tier 0).
 void feedback(KernelEntry& k, std::int64_t ns, std::int64_t elements) {
   std::uint64_t runs = k.compiled_runs.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (ns >= 0) keep_min(k.t1_ns_per_elem, ns_per_elem(ns, elements));
-  double t0 = k.t0_ns_per_elem.load(), t1 = k.t1_ns_per_elem.load();
-  if (ns >= 0 && runs >= kFeedbackRuns && t0 > 0 && t1 > kDemoteFactor * t0) {
+  if (ns >= 0 && k.tiers.compiled(ns_per_elem(ns, elements), num_threads(), profiler::now_ns())) {
     std::lock_guard lock(k.mu);
     if (k.state.load() != KernelState::Compiled) return;
-    k.failure = "demoted: compiled " + std::to_string(t1) + " ns/element vs tier 0 " + std::to_string(t0);
+    k.failure = "demoted: compiled code slower than tier 0 (" + k.tiers.describe() + ")";
     k.state.store(KernelState::Demoted);
     profiler::count(profiler::JitEvent::Demoted);
     profiler::record_failure(k.failure);
@@ -433,7 +421,7 @@ bool run_fused(trace::Segment& segment, const FusedGroup& group, KernelEntry& ke
 void note_interpreted(KernelEntry& kernel, std::int64_t nanoseconds, std::int64_t elements, bool comparable,
                       std::int64_t now) {
   kernel.add_heat(static_cast<double>(nanoseconds), now);
-  if (comparable) keep_min(kernel.t0_ns_per_elem, ns_per_elem(nanoseconds, elements));
+  if (comparable) kernel.tiers.tier0(ns_per_elem(nanoseconds, elements), num_threads());
   if (kernel.state.load(std::memory_order_relaxed) == KernelState::Interpreted) request_compile(kernel.shared_from_this(), 1);
 }
 
