@@ -4,12 +4,13 @@
 //
 // Like is compared with like. The samples are of one kernel thread count:
 // a change of kiln::set_num_threads starts the comparison again (a sum of
-// 16M floats compiled on one thread, 2.2 ms, against tier 0 on two, 1.5
-// ms, retired a kernel that is 2x faster than tier 0 at either count).
-// And the compiled samples span kFeedbackSpanNs: a background compile (a
-// GEMM tile, an O3 upgrade) takes one of two cores for tens of
-// milliseconds, and the first 16 runs of that sum, all inside one such
-// compile, retired it in `make bench` (every later run on tier 0).
+// 16M floats compiled on one thread, 2.2 ms, reads slower than tier 0 on
+// two, 1.5 ms, though it is 2x faster than tier 0 at either count). And
+// the compiled samples span kFeedbackSpanNs: a background compile (a GEMM
+// tile, an O3 upgrade) takes one of two cores for tens of milliseconds; a
+// 3 s loop of that sum on two threads had its kernel retired after its
+// first 16 compiled runs in 1 of 9 runs, and `make bench` once ran it on
+// tier 0 throughout.
 #pragma once
 
 #include <atomic>
