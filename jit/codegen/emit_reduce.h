@@ -11,9 +11,8 @@
 // amin fold with llvm.maximum/minimum, which order -0 below +0 where tier
 // 0 keeps the first of two equal zeros.
 //
-// A float32 sum with a float32 result accumulates in blocks (kSumBlock elements of the inner
-// loop in a row kernel, kWholeSumBlock in a partial kernel, or the kernel's
-// KernelKnobs::sum_block): each block in float, in vector lanes the
+// A float32 sum with a float32 result accumulates in blocks (of the inner loop's elements:
+// KernelKnobs::sum_block, else heuristic_sum_block, kernel_knobs.h): each block in float, in vector lanes the
 // vectorizer combines by a tree at the block's end, and the block's sum is added to the double
 // accumulator. A block's lanes fold at most a block / 32 elements each,
 // so its error stays within that many float ulps of the block's sum of
@@ -32,16 +31,6 @@
 #include "jit/fusion/kernel_spec.h"
 
 namespace kiln::jit::codegen {
-
-/// Elements of the inner loop per block of a blocked float32 sum in a row kernel.
-inline constexpr std::int64_t kSumBlock = 256;
-/// The same in a partial kernel (a sum over a whole tensor or its leading
-/// dims), whose inner loop often does nothing but add: the tree and the
-/// double add at each block's end then cost a fifth of the loop. x.sum() of
-/// 16M floats on an AVX-512 machine, alternated runs: 2 threads 0.92-1.13
-/// ms with blocks of 256, 0.65-0.86 with 4096; lanes fold 64 elements each
-/// (128 with AVX2's narrower vectors), within 1e-5 of the sum of magnitudes.
-inline constexpr std::int64_t kWholeSumBlock = 4096;
 
 struct Accumulator {
   llvm::Value* value = nullptr;     // slot of accumulator_dtype

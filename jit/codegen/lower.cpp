@@ -36,7 +36,7 @@ class Lowering {
   Lowering(const KernelSpec& spec, llvm::Module& module)
       : spec_(spec),
         phases_(plan_phases(spec)),
-        sum_block_(spec.knobs.sum_block > 0 ? spec.knobs.sum_block : spec.is_partial() ? kWholeSumBlock : kSumBlock),
+        sum_block_(spec.knobs.sum_block > 0 ? spec.knobs.sum_block : heuristic_sum_block(spec.is_partial())),
         builder_(module.getContext()),
         ir_(module, builder_) {}
 

@@ -157,7 +157,14 @@ autotune::ConfigSpace kernel_space(const KernelSpec& spec) {
   autotune::ConfigSpace space;
   space.add("vector_width", widths(spec));
   space.add("interleave", {0, 1, 2, 4, 8});
-  if (spec.has_reduction() && spec.inputs[0].dtype == kFloat32) space.add("sum_block", {0, 64, 128, 512, 1024, 4096});
+  if (spec.has_reduction() && spec.inputs[0].dtype == kFloat32) {
+    // Blocks other than the heuristic's (which 0 stands for): a partial
+    // kernel's 4096 would compile and time the default twice.
+    std::vector<std::int64_t> blocks{0};
+    for (std::int64_t b : {64, 128, 256, 512, 1024, 4096})
+      if (b != heuristic_sum_block(spec.is_partial())) blocks.push_back(b);
+    space.add("sum_block", blocks);
+  }
   if (spec.is_partial()) space.add("partial_chunk", {0, 16384, 32768, 131072, 262144, 1048576});
   else if (num_threads() > 1) space.add("grain", {0, 8192, 16384, 65536, 131072, 262144});
   return space;

@@ -170,7 +170,7 @@ TEST(SumKernel, FloatBlocksStayWithinTheTolerance) {
         << cols << " columns";
     EXPECT_TRUE(sums_within(on_tier1([&] { return x.sum({1}, false); }), ref, cols)) << cols << " columns";
   }
-  // Sums over every dim (partial kernels, blocks of codegen::kWholeSumBlock):
+  // Sums over every dim (partial kernels, blocks of jit::kWholeSumBlock):
   // lengths around a block and many blocks, with the same spikes.
   for (std::int64_t n : {std::int64_t{69631}, std::int64_t{69632}, std::int64_t{69633}, std::int64_t{300007}}) {
     kref::Ref flat = normal({n}, static_cast<unsigned>(n % 1000) + 41, 5);
