@@ -40,7 +40,12 @@ llvm::Value* reassociable(llvm::Value* v) {
   return v;
 }
 
-// acc (+ or *) v, or the extreme of the two.
+// acc (+ or *) v, or the extreme of the two. A floating extreme is
+// maxnum/minnum marked no-NaNs: one vmaxps/vminps a vector, where
+// llvm.maximum's NaN and signed-zero handling took six instructions (a
+// softmax spent a quarter of its time there). A NaN makes the running
+// value poison; the accumulator's `nan` flag records that one was seen,
+// and `accumulated` answers NaN then, so the poison is never read.
 llvm::Value* fold(IrContext& ir, const KernelInstr& r, llvm::Value* acc, llvm::Value* v) {
   const ScalarType t = accumulator_dtype(r);
   const bool fp = is_floating_point(t);
@@ -51,8 +56,21 @@ llvm::Value* fold(IrContext& ir, const KernelInstr& r, llvm::Value* acc, llvm::V
   }
   const bool max = is_max(r);
   if (t == kBool) return max ? ir.b.CreateOr(acc, v) : ir.b.CreateAnd(acc, v);
-  if (fp) return ir.b.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, acc, v);
-  return ir.b.CreateBinaryIntrinsic(max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, acc, v);
+  if (!fp) return ir.b.CreateBinaryIntrinsic(max ? llvm::Intrinsic::smax : llvm::Intrinsic::smin, acc, v);
+  auto* call = llvm::cast<llvm::Instruction>(
+      ir.b.CreateBinaryIntrinsic(max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, acc, v));
+  call->setHasNoNaNs(true);
+  call->setHasNoSignedZeros(true);
+  return call;
+}
+
+// The accumulator's value as tier 0 has it: NaN once a NaN was folded in.
+llvm::Value* accumulated(IrContext& ir, const KernelInstr& r, const Accumulator& acc) {
+  const ScalarType t = accumulator_dtype(r);
+  llvm::Value* value = ir.b.CreateLoad(ir.value_type(t), acc.value);
+  if (!acc.nan) return value;
+  llvm::Value* seen = ir.b.CreateLoad(ir.b.getInt1Ty(), acc.nan);
+  return ir.b.CreateSelect(seen, ir.constant(t, std::numeric_limits<double>::quiet_NaN()), value);
 }
 
 // Tier 0's more_extreme(candidate, current): a NaN candidate wins unless
@@ -77,6 +95,8 @@ Accumulator make_accumulator(IrContext& ir, const KernelInstr& r) {
   // Only for float32 results: a float32 sum asked for in float64 keeps the double accumulation.
   if (r.op == OpId::Sum && r.dtype == kFloat32 && r.out_dtype == kFloat32 && accumulator_dtype(r) == kFloat64)
     acc.block = ir.b.CreateAlloca(ir.b.getFloatTy(), nullptr, "acc.block");
+  if ((r.op == OpId::Amax || r.op == OpId::Amin) && is_floating_point(accumulator_dtype(r)))
+    acc.nan = ir.b.CreateAlloca(ir.b.getInt1Ty(), nullptr, "acc.nan");
   return acc;
 }
 
@@ -98,6 +118,7 @@ void reset(IrContext& ir, const KernelInstr& r, const Accumulator& acc) {
     return;
   }
   ir.b.CreateStore(identity(ir, r), acc.value);
+  if (acc.nan) ir.b.CreateStore(ir.b.getInt1(false), acc.nan);
 }
 
 void accumulate(IrContext& ir, const KernelInstr& r, const Accumulator& acc, llvm::Value* value, llvm::Value* position) {
@@ -109,7 +130,12 @@ void accumulate(IrContext& ir, const KernelInstr& r, const Accumulator& acc, llv
   }
   llvm::Value* current = ir.b.CreateLoad(ir.value_type(t), acc.value);
   if (!is_arg(r)) {
-    ir.b.CreateStore(fold(ir, r, current, convert(ir, value, r.dtype, t)), acc.value);
+    llvm::Value* v = convert(ir, value, r.dtype, t);
+    if (acc.nan) {
+      llvm::Value* seen = ir.b.CreateLoad(ir.b.getInt1Ty(), acc.nan);
+      ir.b.CreateStore(ir.b.CreateOr(seen, ir.b.CreateFCmpUNO(v, v)), acc.nan);
+    }
+    ir.b.CreateStore(fold(ir, r, current, v), acc.value);
     return;
   }
   llvm::Value* at = ir.b.CreateLoad(ir.b.getInt64Ty(), acc.position);
@@ -123,13 +149,12 @@ llvm::Value* result(IrContext& ir, const KernelInstr& r, const Accumulator& acc)
     llvm::Value* at = ir.b.CreateLoad(ir.b.getInt64Ty(), acc.position);
     return ir.b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, at, ir.b.getInt64(0));  // none (empty): 0
   }
-  const ScalarType t = accumulator_dtype(r);
-  return convert(ir, ir.b.CreateLoad(ir.value_type(t), acc.value), t, r.out_dtype);
+  return convert(ir, accumulated(ir, r, acc), accumulator_dtype(r), r.out_dtype);
 }
 
 void store_partial(IrContext& ir, const KernelInstr& r, const Accumulator& acc, llvm::Value* slot) {
   const ScalarType t = accumulator_dtype(r);
-  llvm::Value* value = ir.b.CreateLoad(ir.value_type(t), acc.value);
+  llvm::Value* value = accumulated(ir, r, acc);
   if (t == kBool) value = ir.b.CreateZExt(value, ir.b.getInt8Ty());
   ir.b.CreateAlignedStore(value, slot, llvm::Align(8));
   if (!is_arg(r)) return;

@@ -7,9 +7,9 @@
 // Accumulators live in stack slots (mem2reg turns them into loop phis).
 // Floating sums and products are marked reassociable, so the vectorizer
 // keeps several vector accumulators and adds them at the end: the order
-// of additions differs from tier 0's, not the accumulation type. Amax and
-// amin fold with llvm.maximum/minimum, which order -0 below +0 where tier
-// 0 keeps the first of two equal zeros.
+// of additions differs from tier 0's, not the accumulation type. Floating
+// amax and amin fold with maxnum/minnum and a flag for a NaN seen; of two
+// equal zeros either may be kept, where tier 0 keeps the first.
 //
 // A float32 sum with a float32 result accumulates in blocks (of the inner loop's elements:
 // KernelKnobs::sum_block, else heuristic_sum_block, kernel_knobs.h): each block in float, in vector lanes the
@@ -36,6 +36,7 @@ struct Accumulator {
   llvm::Value* value = nullptr;     // slot of accumulator_dtype
   llvm::Value* position = nullptr;  // slot of int64 (arg reductions only)
   llvm::Value* block = nullptr;     // slot of float (blocked float32 sums only)
+  llvm::Value* nan = nullptr;       // slot of i1: a NaN was folded in (floating amax/amin only)
 };
 
 /// Stack slots for `reduction`, created at the builder's position (the entry block).

@@ -17,11 +17,16 @@ llvm::Value* expf_inline(IrContext& ir, llvm::Value* x) {
   auto fmuladd = [&](llvm::Value* a, llvm::Value* m, llvm::Value* add) {
     return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {b.getFloatTy()}, {a, m, add});
   };
-  // Clamped to where the result is 0 or +inf anyway; never NaN (maxnum and
-  // minnum return the other operand), so the conversion to int is defined.
-  llvm::Value* xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum,
-                                            b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, c(-104)), c(89));
-  llvm::Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(xc, c(1.44269504088896341)));
+  // Clamped to where the result is 0 or +inf anyway. The clamps are
+  // selects, not minnum/maxnum, so that a NaN passes through them and
+  // through every step after: NaN needs no test of its own.
+  llvm::Value* xc = b.CreateSelect(b.CreateFCmpOLT(x, c(-104)), c(-104), x);
+  xc = b.CreateSelect(b.CreateFCmpOGT(xc, c(89)), c(89), xc);
+  // n = round(x / ln 2) by adding 1.5 * 2^23: the sum's low mantissa bits
+  // then hold n as an integer (the int conversion of a NaN would be poison).
+  const double magic = 12582912.0;
+  llvm::Value* shifted = fmuladd(xc, c(1.44269504088896341), c(magic));
+  llvm::Value* n = b.CreateFSub(shifted, c(magic));
   llvm::Value* r = fmuladd(n, c(-0.693145751953125), xc);  // ln 2's leading 16 bits: n * it is exact
   r = fmuladd(n, c(-1.428606765330187045e-06), r);
   // p(r) = c0 r^5 + ... + c5 by Estrin's scheme: three independent pairs,
@@ -33,10 +38,10 @@ llvm::Value* expf_inline(IrContext& ir, llvm::Value* x) {
   llvm::Value* p45 = fmuladd(c(1.6666665459E-1), r, c(5.0000001201E-1));
   llvm::Value* p = fmuladd(p01, r4, fmuladd(p23, r2, p45));
   llvm::Value* y = b.CreateFAdd(fmuladd(p, r2, r), c(1));
-  llvm::Value* k = b.CreateFPToSI(n, b.getInt32Ty());  // in [-150, 129]
+  llvm::Value* k = b.CreateSub(b.CreateBitCast(shifted, b.getInt32Ty()), b.getInt32(0x4b400000));  // in [-150, 129]
   llvm::Value* k1 = b.CreateAShr(k, b.getInt32(1));
   llvm::Value* scaled = b.CreateFMul(b.CreateFMul(y, power_of_two(ir, k1)), power_of_two(ir, b.CreateSub(k, k1)));
-  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, scaled);
+  return scaled;
 }
 
 }  // namespace

@@ -71,7 +71,8 @@ std::shared_ptr<const Location> location() { return location_slot().load(std::me
 // earlier build of the same version are not loaded. 3: inline expf (Estrin),
 // row buffers of costly values, blocked float32 sums, next-row prefetches.
 // 4: partial kernels' float32 sums in blocks of 4096 (their rounding moved).
-constexpr int kCodegenRevision = 4;
+// 5: amax/amin by maxnum and a NaN flag; expf's NaN through its clamps.
+constexpr int kCodegenRevision = 5;
 
 // Everything besides the kernel key that decides whether an object fits.
 // Kernel keys hash op ids, which are positions in trace/ops.def: the op

@@ -94,6 +94,34 @@ TEST(RowReduction, NanAndTiesFollowTierZero) {
   }
 }
 
+// Long rows and whole tensors run the vector loop, whose floating amax and
+// amin keep a NaN seen in a flag beside the running value (emit_reduce.h):
+// a NaN at any position, alone or beside infinities, is the result.
+TEST(RowReduction, ANanAnywhereInAVectorLoopIsTheExtreme) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  kref::Ref rows = values({7, 1000}, kiln::kFloat64, 21);
+  rows.v[1 * 1000 + 0] = nan;
+  rows.v[2 * 1000 + 517] = nan;
+  rows.v[3 * 1000 + 999] = nan;
+  rows.v[4 * 1000 + 3] = nan, rows.v[4 * 1000 + 700] = inf;
+  for (std::int64_t j = 0; j < 1000; ++j) rows.v[5 * 1000 + j] = -inf;
+  rows.v[6 * 1000 + 64] = inf, rows.v[6 * 1000 + 65] = -inf;
+  kref::Ref whole = values({200003}, kiln::kFloat64, 22);
+  whole.v[150001] = nan;
+  for (kiln::ScalarType t : {kiln::kFloat32, kiln::kFloat64}) {
+    const Tensor x = kref::make(rows, t);
+    const Tensor w = kref::make(whole, t);
+    EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.amax({1}), x.amin({1})}; })) << kiln::to_string(t);
+    EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{w.amax(), w.amin()}; })) << kiln::to_string(t);
+    const tiers::Tier1Scope scope;
+    EXPECT_TRUE(matches(x.amax({1}), kref::reduce(rows, {1}, false, kref::max_of))) << kiln::to_string(t);
+    EXPECT_TRUE(matches(x.amin({1}), kref::reduce(rows, {1}, false, kref::min_of))) << kiln::to_string(t);
+    EXPECT_TRUE(std::isnan(w.amax().item<double>())) << kiln::to_string(t);
+    EXPECT_TRUE(std::isnan(w.amin().item<double>())) << kiln::to_string(t);
+  }
+}
+
 TEST(RowReduction, StridedAndBroadcastInputs) {
   const kref::Ref ref = values({37, 6}, kiln::kFloat32, 3);
   const Tensor base = kref::make(ref, kiln::kFloat32);
