@@ -210,17 +210,19 @@ void SegmentHeap::give_back(void* ptr) noexcept {
 
 std::size_t SegmentHeap::capacity(const void* ptr) noexcept { return header_of(ptr)->bytes; }
 
-void SegmentHeap::trim() noexcept {
+std::uint64_t SegmentHeap::trim(std::uint64_t wanted) noexcept {
   static const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
-  for (std::size_t bin = 0; bin < kBins; ++bin) {
-    for (Header* block = bins_[bin]; block != nullptr;) {
+  const std::uint64_t kept_before = kept_bytes();
+  auto returned = [&] { return kept_before - kept_bytes(); };
+  for (std::size_t bin = kBins; bin-- > 0 && returned() < wanted;) {
+    for (Header* block = bins_[bin]; block != nullptr && returned() < wanted;) {
       Header* next = block->next_free;
       if (block->before == nullptr && block->after == nullptr) {
         unlink(block);
         const std::size_t length = kHeaderBytes + block->bytes;
         set_free(block, length, false);  // the range may be mapped again, by anyone
         munmap(block, length);
-      } else if (block->bytes >= kReturnPagesFrom) {
+      } else if (block->bytes >= kReturnPagesFrom && block->clean < block->bytes) {
         const std::uintptr_t begin = align_up(reinterpret_cast<std::uintptr_t>(payload(block)), page);
         const std::uintptr_t end = align_down(reinterpret_cast<std::uintptr_t>(payload(block)) + block->bytes, page);
         if (end > begin && madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) == 0) {
@@ -231,6 +233,7 @@ void SegmentHeap::trim() noexcept {
       block = next;
     }
   }
+  return returned();
 }
 
 }  // namespace kiln::memory

@@ -61,10 +61,11 @@ class SegmentHeap {
   /// The capacity of a live block from take() or grow().
   static std::size_t capacity(const void* ptr) noexcept;
 
-  /// Unmaps every segment with no live block and hands the pages of other
-  /// large free blocks back to the system (they stay mapped, and are zero
-  /// when next touched).
-  void trim() noexcept;
+  /// Unmaps segments with no live block and hands the pages of other large
+  /// free blocks back to the system (they stay mapped, and are zero when
+  /// next touched), the largest blocks first, until at least `wanted` kept
+  /// bytes went or none are left; returns the kept bytes that went.
+  std::uint64_t trim(std::uint64_t wanted = UINT64_MAX) noexcept;
 
   /// Free bytes that may hold memory: neither never written nor returned by trim().
   std::uint64_t kept_bytes() const noexcept { return free_bytes_ - clean_bytes_; }

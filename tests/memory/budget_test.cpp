@@ -118,6 +118,32 @@ TEST_F(MemoryBudget, BeyondTheLargestClassOrTheSystemThrowsOutOfMemory) {
   EXPECT_EQ(after.oom_errors, before.oom_errors + 2);
 }
 
+// Taking a block from the system near the budget gives pooled memory back
+// until live and pooled bytes fit the budget: as many bytes as they are
+// over, the largest free blocks first, not every pool (whose pages a
+// training step then faulted back in).
+TEST_F(MemoryBudget, TakingFromTheSystemGivesBackOnlyWhatIsOverTheBudget) {
+  set_budget(0);
+  trim();
+  std::vector<Block> freed, spacers;
+  for (int i = 0; i < 3; ++i) {
+    freed.push_back(allocate(2 * kMiB));
+    spacers.push_back(allocate(64 << 10));  // keeps the freed blocks apart
+  }
+  for (Block b : freed) release(b);
+  const MemoryStats before = stats();
+  ASSERT_GE(before.pooled_bytes, 6 * kMiB);
+  // 40 MiB fits no free block: it takes a new segment, 3 MiB over the budget.
+  const std::size_t request = 40 * kMiB;
+  set_budget(before.live_bytes + request + before.pooled_bytes - 3 * kMiB);
+  const Block big = allocate(request);
+  const MemoryStats after = stats();
+  EXPECT_LE(after.live_bytes + after.pooled_bytes, after.budget_bytes);
+  EXPECT_GE(after.pooled_bytes, before.pooled_bytes - 4 * kMiB);
+  release(big);
+  for (Block b : spacers) release(b);
+}
+
 // The environment is read once per process, so each case runs in a fresh one.
 class MemoryBudgetEnvDeathTest : public ::testing::Test {
  protected:
