@@ -220,7 +220,9 @@ class Storage final : public memory::Resident {
   void recompute(std::unique_lock<std::mutex>& lock);
   bool hold_leaves();
   bool reads(const Storage* input) const;
-  bool has_evicted_reader() const;
+  // Is a value evicted, or being recomputed, from this one? `held_only`:
+  // one the program still holds (not dead).
+  bool has_evicted_reader(bool held_only = false) const;
   // What dropping the recipes made from this storage's bytes would do:
   // `lose` values nothing but recipes wants, `strip` resident values that
   // keep their bytes but could no longer be evicted.

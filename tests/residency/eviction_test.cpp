@@ -259,6 +259,30 @@ TEST_F(Eviction, ALadderOfEvictedValuesDeeperThanTheBudgetIsWideComesBack) {
   EXPECT_GE(kiln::stats().recomputes - before.recomputes, 12u) << "each rung";
 }
 
+// d is an intermediate of the segment (no handle) read by z, which the
+// user holds and which is evicted while d is still to be read by w. When d
+// dies after w, it stays resident: freed, z's next read would recompute d
+// too (and, in a training step, whatever else had died since).
+TEST_F(Eviction, AnIntermediateAHeldEvictedValueIsMadeFromStaysWhenItDies) {
+  kiln::set_eviction_policy("largest");  // z, of 2 MiB, is the one that goes
+  kiln::manual_seed(9);
+  const Tensor x = kiln::randn({512, 512});
+  const std::vector<float> expected = ((x * 2).unsqueeze(0).expand({2, 512, 512}) + 0.5).to_vector<float>();
+  budget_above_live(3 * kMiB + 4096);
+  Tensor z, p, w;
+  {
+    Tensor d = x * 2;
+    z = d.unsqueeze(0).expand({2, 512, 512}) + 0.5;
+    p = x + 1;  // no room for it beside d and z: z goes
+    w = d * 3;  // d's last read
+  }
+  kiln::sync();
+  const kiln::Stats before = kiln::stats();
+  ASSERT_GT(before.evictions, 0u);
+  EXPECT_EQ(z.to_vector<float>(), expected);
+  EXPECT_EQ(kiln::stats().recomputes - before.recomputes, 1u) << "z alone, from the d that stayed";
+}
+
 TEST_F(Eviction, TheEvictionPolicyIsOneOfFourWords) {
   for (const char* name : {"lru", "largest", "dtr_local", "dtr"}) {
     kiln::set_eviction_policy(name);
