@@ -43,7 +43,7 @@ struct GemmConfig {
   std::int64_t nc = 0;       // columns of a packed B block (rounded to the register tile's width)
   std::int64_t mc = 0;       // rows of a packed A block
   int tasks_per_thread = 2;  // parallel tasks per kernel thread: column blocks, split by rows when fewer
-  bool few_rows = false;     // the unpacked path for a handful of rows (gemm_few_rows.h), where the layout allows
+  bool few_rows = false;     // the unpacked path for a handful of rows or columns (gemm_few_rows.h), where the layout allows
   bool shared_b = false;     // each B block packed once, shared by its row splits, instead of once per task
   int tile = 0;              // a generated register tile, tile_code(mr, nv) (gemm_tile.h); 0: the hand-written one
 

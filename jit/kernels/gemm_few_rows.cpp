@@ -177,9 +177,21 @@ bool few_rows(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T>
   auto* fn = variant == GemmVariant::Avx512 ? &run_avx512<T>
              : variant == GemmVariant::Avx2 ? &run_avx2<T>
                                             : &run_baseline<T>;
+  const bool parallel = m * n * k >= kGemmParallelWork;
+  if (n <= kFewColumns && m > kFewRows) {
+    // Few columns, many rows (a classifier head): blocks of rows, a
+    // multiple of the 4-row block, split over the threads.
+    parallel_ranges((m + 3) / 4, parallel ? 8 : (m + 3) / 4, [&](std::int64_t q0, std::int64_t q1) {
+      const std::int64_t i0 = 4 * q0, rows = std::min(m, 4 * q1) - i0;
+      const FewRows<T> p{rows, k, {a.data + i0 * a.row_stride, a.row_stride, a.col_stride}, b,
+                         {c.data + i0 * c.row_stride, c.row_stride, c.col_stride}};
+      fn(p, by_dots, 0, n);
+      if (epilogue) epilogue->fn(epilogue->context, i0, rows, 0, n);
+    });
+    return true;
+  }
   const FewRows<T> p{m, k, a, b, c};
-  const std::int64_t grain = m * n * k >= kGemmParallelWork ? 64 : n;
-  parallel_ranges(n, grain, [&](std::int64_t j0, std::int64_t j1) {
+  parallel_ranges(n, parallel ? 64 : n, [&](std::int64_t j0, std::int64_t j1) {
     fn(p, by_dots, j0, j1);
     if (epilogue) epilogue->fn(epilogue->context, 0, m, j0, j1 - j0);
   });

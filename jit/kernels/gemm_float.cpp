@@ -430,7 +430,7 @@ int heuristic_tile(std::int64_t m, std::int64_t n, int element_bytes) {
 GemmConfig default_gemm_config(const GemmShape& shape) {
   GemmConfig config;  // blocks shaped to the product (blocking_for)
   config.shared_b = true;
-  config.few_rows = shape.m <= kFewRows;
+  config.few_rows = shape.m <= kFewRows || (shape.n <= kFewColumns && dots_layout(shape));
   config.tile = heuristic_tile(shape.m, shape.n, shape.element_bytes);
   return config;
 }

@@ -192,7 +192,8 @@ autotune::ConfigSpace gemm_space(const GemmShape& exact) {
   space.add("mc", blocks_for(shape.m, {48, 96, 144, 192, 288, 384, 768, 1536}));
   space.add("shared_b", {0, 1});
   if (parallel_product(shape)) space.add("tasks_per_thread", {1, 2, 4});
-  if (shape.m <= kernels::kFewRowsTunable) space.add("few_rows", {0, 1});
+  if (shape.m <= kernels::kFewRowsTunable || (shape.n <= kernels::kFewColumnsTunable && kernels::dots_layout(shape)))
+    space.add("few_rows", {0, 1});
   if (!generated_tiles().empty()) space.add("tile", generated_tiles());
   return space;
 }

@@ -153,4 +153,22 @@ TEST(GemmConfig, HeuristicTakesTheFewRowsPathOnlyForAHandfulOfRows) {
   EXPECT_FALSE(offers_few_rows(kFewRowsTunable + 1));
 }
 
+TEST(GemmConfig, HeuristicTakesTheUnpackedPathForAFewColumnsOfDotProducts) {
+  // x · Wᵀ (A's rows, B's columns contiguous): dots of contiguous rows.
+  EXPECT_TRUE(default_gemm_config({4, true, false, 4096, kFewColumns, 512}).few_rows);
+  EXPECT_FALSE(default_gemm_config({4, true, false, 4096, kFewColumns + 1, 512}).few_rows);
+  // Other layouts would read B or C across rows: the packed GEMM.
+  EXPECT_FALSE(default_gemm_config({4, true, true, 4096, 10, 512}).few_rows);
+  EXPECT_FALSE(default_gemm_config({4, false, false, 4096, 10, 512}).few_rows);
+  auto offers_few_rows = [](std::int64_t n, bool b_rows_contiguous) {
+    const kiln::autotune::ConfigSpace space = gemm_space({4, true, b_rows_contiguous, 4096, n, 512});
+    for (const kiln::autotune::Knob& knob : space.knobs())
+      if (knob.name == "few_rows") return true;
+    return false;
+  };
+  EXPECT_TRUE(offers_few_rows(kFewColumnsTunable, false));
+  EXPECT_FALSE(offers_few_rows(kFewColumnsTunable + 1, false));
+  EXPECT_FALSE(offers_few_rows(10, true));
+}
+
 }  // namespace

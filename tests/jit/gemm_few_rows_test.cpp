@@ -45,11 +45,15 @@ void check(std::int64_t m, std::int64_t n, std::int64_t k, bool b_transposed, bo
   }
 }
 
-TEST(GemmFewRows, BothLayoutsEveryVariantAgainstAPlainLoop) {
+std::vector<GemmVariant> supported_variants() {
   std::vector<GemmVariant> variants = {GemmVariant::Baseline};
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) variants.push_back(GemmVariant::Avx2);
   if (__builtin_cpu_supports("avx512f")) variants.push_back(GemmVariant::Avx512);
-  for (GemmVariant v : variants) {
+  return variants;
+}
+
+TEST(GemmFewRows, BothLayoutsEveryVariantAgainstAPlainLoop) {
+  for (GemmVariant v : supported_variants()) {
     set_gemm_variant(v);
     // 1-7 rows: every size of the last block of rows (blocks of 4).
     for (std::int64_t m : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{5}, std::int64_t{6},
@@ -62,6 +66,24 @@ TEST(GemmFewRows, BothLayoutsEveryVariantAgainstAPlainLoop) {
             check<float>(m, n, k, b_transposed, false);
             check<double>(m, n, k, b_transposed, false);
           }
+  }
+  set_gemm_variant(GemmVariant::Best);
+}
+
+// Many rows by a few columns, B's columns contiguous: the heuristic takes
+// the unpacked path, its row blocks split over the kernel threads (the
+// larger products here are parallel), the last block of 1-3 rows.
+TEST(GemmFewRows, AFewColumnsOfManyRowsEveryVariantAgainstAPlainLoop) {
+  for (GemmVariant v : supported_variants()) {
+    set_gemm_variant(v);
+    for (std::int64_t m : {17, 130, 1001})
+      for (std::int64_t n : {std::int64_t{1}, std::int64_t{10}, kFewColumns})
+        for (std::int64_t k : {7, 512}) {
+          SCOPED_TRACE(testing::Message() << "variant " << int(v) << " m " << m << " n " << n << " k " << k);
+          ASSERT_TRUE(default_gemm_config({4, true, false, m, n, k}).few_rows);
+          check<float>(m, n, k, true, false);
+          check<double>(m, n, k, true, false);
+        }
   }
   set_gemm_variant(GemmVariant::Best);
 }
