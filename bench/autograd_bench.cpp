@@ -19,6 +19,7 @@
 #include <kiln/kiln.h>
 
 #include "bench_util.h"
+#include "kiln_models.h"
 #include "peers/torch_peer.h"
 #include "torch_workload.h"
 #include "workload.h"
@@ -75,20 +76,16 @@ std::vector<Impl> kiln_steps(const Leaves& leaves, const LossFn& loss, const std
 
 // ---- MLP training step ---------------------------------------------------------------
 
-const std::vector<std::int64_t> kMlpDims = {784, 512, 512, 10};
-
 std::shared_ptr<Workload> mlp_train(std::int64_t batch) {
   auto w = std::make_shared<Workload>();
   std::vector<kiln::Tensor> params;
   torch_peer::Mlp net{kMlpDims, {}, {}};
-  double flops = 0;
   for (std::size_t i = 0; i + 1 < kMlpDims.size(); ++i) {
     const double scale = 1.0 / std::sqrt(double(kMlpDims[i]));
     params.push_back(materialized(scale * kiln::randn({kMlpDims[i + 1], kMlpDims[i]})));
     params.push_back(materialized(0.1 * kiln::randn({kMlpDims[i + 1]})));
     net.weights.push_back(values(params[params.size() - 2]));
     net.biases.push_back(values(params.back()));
-    flops += 3 * 2.0 * double(batch * kMlpDims[i] * kMlpDims[i + 1]);  // forward, and two products backward
   }
   kiln::Tensor x = materialized(kiln::randn({batch, kMlpDims.front()}));
   kiln::Tensor target = materialized(kiln::randn({batch, kMlpDims.back()}));
@@ -115,7 +112,7 @@ std::shared_ptr<Workload> mlp_train(std::int64_t batch) {
   w->reference = 3;
   // Gradients are sums of up to 784 * 128 products in different orders.
   w->tol = {1e-3, 1e-6};
-  w->flops = flops;
+  w->flops = mlp_train_flops(batch);
   return w;
 }
 
