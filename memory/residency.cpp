@@ -10,6 +10,7 @@
 #include <kiln/error.h>
 #include <kiln/memory/memory.h>
 
+#include "profiler/cut_sites.h"
 #include "profiler/enabled.h"
 #include "profiler/events.h"
 #include "profiler/format.h"
@@ -84,8 +85,8 @@ struct Registry {
   }
 
   // When nothing is evictable: the largest last resort that can go now,
-  // gone; the bytes freed (0: none could).
-  std::size_t evict_last_resort() {
+  // gone and appended to `evicted`; the bytes freed (0: none could).
+  std::size_t evict_last_resort(std::vector<Evicted>& evicted) {
     std::vector<Resident*> last;
     for (Resident* r : residents)
       if (r->is_last_resort()) last.push_back(r);
@@ -93,6 +94,7 @@ struct Registry {
               [](const Resident* a, const Resident* b) { return a->resident_bytes() > b->resident_bytes(); });
     for (Resident* r : last)
       if (const std::size_t freed = r->evict_last_resort()) {
+        evicted.push_back({freed, profiler::enabled() ? r->what() : std::string(), r->made_at()});
         remove_resident(*r);
         return freed;
       }
@@ -161,40 +163,38 @@ void remove_resident(Resident& r) {
   r.registry_slot = Resident::kUnregistered;
 }
 
-std::size_t evict_now(Resident& r) {
+std::size_t evict_now(Resident& r, std::vector<Evicted>& evicted) {
   const std::size_t held = r.resident_bytes();
   if (!r.evict()) return 0;
   remove_resident(r);
+  evicted.push_back({held, profiler::enabled() ? r.what() : std::string(), r.made_at()});
   return held;
 }
 
-void note_evictions(const std::vector<std::size_t>& bytes_each) {
-  if (bytes_each.empty()) return;
+void note_evictions(const std::vector<Evicted>& evicted) {
+  if (evicted.empty()) return;
   std::size_t freed = 0;
-  for (std::size_t held : bytes_each) {
-    freed += held;
-    profiler::log_event({profiler::EventKind::Evicted, 0, profiler::format_bytes(held)});
+  for (const Evicted& e : evicted) {
+    freed += e.bytes;
+    profiler::log_event({profiler::EventKind::Evicted, 0, profiler::format_bytes(e.bytes) + " " + e.what, e.site});
   }
   Counters& c = counters();
-  c.evictions.fetch_add(bytes_each.size(), std::memory_order_relaxed);
+  c.evictions.fetch_add(evicted.size(), std::memory_order_relaxed);
   c.bytes_evicted.fetch_add(freed, std::memory_order_relaxed);
 }
 
 bool make_room(std::size_t bytes) {
   Registry& reg = registry();
   std::size_t freed = 0;
-  std::vector<std::size_t> evicted;
+  std::vector<Evicted> evicted;
   {
     std::lock_guard lock(reg.mu);
     while (freed < bytes) {
       Resident* victim = reg.pick();
       std::size_t held = 0;
-      if (victim) held = evict_now(*victim);
-      else if (!(held = reg.evict_last_resort())) break;
-      if (held) {
-        freed += held;
-        evicted.push_back(held);
-      }
+      if (victim) held = evict_now(*victim, evicted);
+      else if (!(held = reg.evict_last_resort(evicted))) break;
+      freed += held;
     }
   }
   note_evictions(evicted);
@@ -239,7 +239,9 @@ std::string residents_report() {
     std::vector<Row> top;
     for (std::size_t i = 0; i < shown; ++i) {
       Row row = rows[order[i]];
-      row.what = reg.residents[order[i]]->describe();
+      const Resident& r = *reg.residents[order[i]];
+      row.what = r.what();
+      if (r.made_at()) row.what += detail::cat(" (segment cut at ", profiler::site_location(r.made_at()).text, ")");
       top.push_back(std::move(row));
     }
     rows = std::move(top);

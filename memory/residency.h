@@ -74,8 +74,12 @@ class Resident {
   /// Frees its memory (it recomputes itself when used next); false when a
   /// use that began meanwhile keeps it.
   virtual bool evict() = 0;
-  /// One line for the OOM report: dtype, shape, producer, call site.
-  virtual std::string describe() const = 0;
+  /// Dtype, shape and producer ("Float [4096, 256] made by matmul"): the
+  /// OOM report's line and the eviction and recomputation events' detail.
+  virtual std::string what() const = 0;
+  /// The cut site of the segment that made it (profiler/cut_sites.h); 0:
+  /// none. The OOM report names it.
+  virtual std::uint32_t made_at() const { return 0; }
   /// Memory that can go only at a price, when nothing is evictable: no
   /// recomputation brings it back, and values made from it can no longer
   /// be evicted (a copy kept for recipes).
@@ -108,12 +112,19 @@ void remove_resident(Resident& r);
 /// evictable is left. Takes residency_mutex() itself.
 bool make_room(std::size_t bytes);
 
+/// An eviction, as the counters and the timeline get it.
+struct Evicted {
+  std::size_t bytes;
+  std::string what;   // Resident::what()
+  std::uint32_t site;  // Resident::made_at()
+};
+
 /// Under residency_mutex(): evicts `r` now, whatever the policy would pick
 /// (a value nothing but recipes can want, right after a recomputation read
-/// it); the bytes freed, 0 when it could not go. Counted by
-/// note_evictions(), after the lock is released.
-std::size_t evict_now(Resident& r);
-void note_evictions(const std::vector<std::size_t>& bytes_each);
+/// it); the bytes freed, 0 when it could not go. What went is appended to
+/// `evicted`, for note_evictions() to count after the lock is released.
+std::size_t evict_now(Resident& r, std::vector<Evicted>& evicted);
+void note_evictions(const std::vector<Evicted>& evicted);
 
 /// The OOM report's part about residents: the largest, and why they stay.
 std::string residents_report();

@@ -307,6 +307,7 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
   // The recipe stays: only a write into this storage drops it, and a
   // writer pins first, so it waits for this recomputation.
   const Recipe& recipe = *recipe_;
+  const std::string made = profiler::enabled() ? what() : std::string();  // for the event
   lock.unlock();
   const std::int64_t start = profiler::now_ns();
   // Recomputations of evicted inputs run inside this one: only the
@@ -323,7 +324,7 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
   --t_nested;
   const std::int64_t took = profiler::now_ns() - start;
   std::vector<HeldRef> watched_again;  // leaves go back to being watched, not held
-  std::vector<std::size_t> evicted;
+  std::vector<memory::Evicted> evicted;
   lock.lock();
   recomputer_ = {};
   if (failure) {
@@ -348,14 +349,14 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
     for (const std::shared_ptr<Storage>& in : inputs)
       if (in->dead_.load(std::memory_order_relaxed) && in->state_.load() == kResident && in->block_.ptr &&
           in->pins_.load() == 0 && in->awaited_.load(std::memory_order_relaxed) == 0 && !in->has_evicted_reader())
-        if (const std::size_t held = memory::evict_now(*in)) evicted.push_back(held);
+        memory::evict_now(*in, evicted);
   }
   recomputed().notify_all();
   lock.unlock();
   memory::note_evictions(evicted);
   if (failure) std::rethrow_exception(failure);
   memory::note_recompute(outermost ? took : 0);
-  profiler::log_event({profiler::EventKind::Recomputed, 0, profiler::format_bytes(nbytes_), 0, start, took});
+  profiler::log_event({profiler::EventKind::Recomputed, 0, profiler::format_bytes(nbytes_) + " " + made, recipe.site, start, took});
 }
 
 // Under the lock: why the recipe cannot make the value now, null if it can.
@@ -443,14 +444,15 @@ RecipePtr Storage::swap_recipe(RecipePtr recipe, const char* why) {
   return recipe;
 }
 
-std::string Storage::describe() const {
+std::string Storage::what() const {
   if (!recipe_) return "no recorded producer";
   const Node& made = recipe_->nodes.front();
   std::string out = detail::cat(made.out.dtype, " ", shape_str(made.out.geo.shape()), " made by ", name(made.op));
   for (std::size_t i = 1; i < recipe_->nodes.size(); ++i) out += detail::cat(", ", name(recipe_->nodes[i].op));
-  if (recipe_->site) out += detail::cat(" (segment cut at ", profiler::site_location(recipe_->site).text, ")");
   return out;
 }
+
+std::uint32_t Storage::made_at() const { return recipe_ ? recipe_->site : 0; }
 
 std::vector<Storage::Awaited> make_inputs_resident(std::span<Storage* const> inputs) {
   std::vector<Storage::Awaited> awaited;

@@ -118,7 +118,8 @@ class Storage final : public memory::Resident {
   const char* why_not_evictable() const override;
   memory::Candidate candidate(std::uint64_t now) const override;
   bool evict() override;
-  std::string describe() const override;
+  std::string what() const override;
+  std::uint32_t made_at() const override;
   bool is_last_resort() const override;
   std::size_t evict_last_resort() override;
 

@@ -26,7 +26,7 @@ struct FakeResident final : Resident {
     evicted = true;
     return true;
   }
-  std::string describe() const override { return "stand-in of " + std::to_string(bytes) + " bytes"; }
+  std::string what() const override { return "stand-in of " + std::to_string(bytes) + " bytes"; }
 
   std::size_t bytes;
   double cost_ns, own_cost_ns, idle;

@@ -66,6 +66,27 @@ TEST_F(Eviction, ValuesReadBackAfterEvictionAreTheUnconstrainedOnes) {
   EXPECT_LE(after.peak_bytes, kiln::memory_budget());
 }
 
+// The timeline and kiln::stats() name what went and came back: its size,
+// dtype, shape and producer, and the call site of the segment that made it.
+TEST_F(Eviction, EvictionAndRecomputationEventsNameTheValue) {
+  kiln::manual_seed(5);
+  const Tensor x = kiln::randn({512, 512});
+  budget_above_live(6 * kMiB);
+  kiln::reset_stats();
+  const std::vector<Tensor> values = chain(x);
+  for (const Tensor& t : values) t.to_vector<float>();
+  int evicted = 0, recomputed = 0;
+  for (const kiln::EventStats& e : kiln::stats().recent_events) {
+    const std::string kind = e.kind;
+    if (kind != "evicted" && kind != "recomputed") continue;
+    ++(kind == "evicted" ? evicted : recomputed);
+    EXPECT_TRUE(e.detail.starts_with("1.00 MiB Float [512, 512] made by ")) << kind << ": " << e.detail;
+    EXPECT_NE(e.call_site.find("chain"), std::string::npos) << kind << " at " << e.call_site;
+  }
+  EXPECT_GT(evicted, 0);
+  EXPECT_GT(recomputed, 0);
+}
+
 TEST_F(Eviction, EvictedValuesUsedAsInputsAreRecomputedFirst) {
   // Least recently used first, so that v[3] is surely evicted: DTR weighs
   // each value's measured compute time, and on a loaded machine it kept

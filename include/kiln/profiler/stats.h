@@ -71,14 +71,15 @@ struct EventStats {
   /// cache"), "swapped" (new code for a kernel in use), "demoted", "failed"
   /// (detail = why), "tuned" (a hot kernel tuned in the background; detail =
   /// "<tuning key>: <default> -> <tuned> ms"), "evicted", "recomputed"
-  /// (reserved for the memory layer, which does not evict yet).
+  /// (under a memory budget; detail = size, dtype, shape and producer, e.g.
+  /// "4.00 MiB Float [4096, 256] made by matmul").
   const char* kind = nullptr;
   double time_ms = 0;      // since the process started profiling
   double duration_ms = 0;  // of a compile; 0 for instant events
   std::uint64_t thread = 0;  // OS thread id
   std::uint64_t key = 0;     // segment key (new_key), kernel key (compile events), 0 (cut_site)
   std::string detail{};      // as listed with `kind`; may be empty
-  std::string call_site{};  // for cut_site and new_key events, as KeyStats::call_site
+  std::string call_site{};  // for cut_site and new_key events, as KeyStats::call_site; evicted and recomputed: where the value was made
 };
 
 /// What the JIT did: compiles, swaps, demotions, cache hits, runs per tier.
