@@ -33,6 +33,12 @@ std::atomic<int>& policy_slot() {
   return p;
 }
 
+// What the counters and the timeline get of `r`, which freed `bytes`; its
+// description only when the profiler records events.
+Evicted eviction_of(const Resident& r, std::size_t bytes) {
+  return {bytes, profiler::enabled() ? r.what() : std::string(), r.made_at()};
+}
+
 // Leaked, like the allocator's pools: storages freed by static destructors
 // still find it.
 struct Registry {
@@ -94,7 +100,7 @@ struct Registry {
               [](const Resident* a, const Resident* b) { return a->resident_bytes() > b->resident_bytes(); });
     for (Resident* r : last)
       if (const std::size_t freed = r->evict_last_resort()) {
-        evicted.push_back({freed, profiler::enabled() ? r->what() : std::string(), r->made_at()});
+        evicted.push_back(eviction_of(*r, freed));
         remove_resident(*r);
         return freed;
       }
@@ -167,7 +173,7 @@ std::size_t evict_now(Resident& r, std::vector<Evicted>& evicted) {
   const std::size_t held = r.resident_bytes();
   if (!r.evict()) return 0;
   remove_resident(r);
-  evicted.push_back({held, profiler::enabled() ? r.what() : std::string(), r.made_at()});
+  evicted.push_back(eviction_of(r, held));
   return held;
 }
 

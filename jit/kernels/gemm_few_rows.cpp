@@ -177,10 +177,11 @@ bool few_rows(std::int64_t m, std::int64_t n, std::int64_t k, MatrixRef<const T>
   auto* fn = variant == GemmVariant::Avx512 ? &run_avx512<T>
              : variant == GemmVariant::Avx2 ? &run_avx2<T>
                                             : &run_baseline<T>;
+  // Split over whichever gives more tasks: columns in 64s (a handful of
+  // rows), or rows in 32s, a multiple of the 4-row block (a few columns: a
+  // classifier head, whose 10 columns would be one task).
   const bool parallel = m * n * k >= kGemmParallelWork;
-  if (n <= kFewColumns && m > kFewRows) {
-    // Few columns, many rows (a classifier head): blocks of rows, a
-    // multiple of the 4-row block, split over the threads.
+  if ((m + 31) / 32 > (n + 63) / 64) {
     parallel_ranges((m + 3) / 4, parallel ? 8 : (m + 3) / 4, [&](std::int64_t q0, std::int64_t q1) {
       const std::int64_t i0 = 4 * q0, rows = std::min(m, 4 * q1) - i0;
       const FewRows<T> p{rows, k, {a.data + i0 * a.row_stride, a.row_stride, a.col_stride}, b,

@@ -1,8 +1,9 @@
 // GEMM for a handful of rows of A (a batch-1 or small-batch linear layer),
-// or of columns of B (a classifier head): no packing. Packing B costs as much memory traffic as such a product
-// itself (each element of B meets only m rows of A), so here B is read
-// once, in its memory order, in chunks that stay in cache while every block
-// of rows reads them. Measured on the 784-512-512-10 MLP at batch 1: 1 ms
+// or of columns of B (a classifier head): no packing. With few rows,
+// packing B costs as much memory traffic as the product itself (each
+// element of B meets only m rows of A), so here B is read once, in its
+// memory order, in chunks that stay in cache while every block of rows
+// reads them; with few columns, the packed GEMM would pad C to its tile. Measured on the 784-512-512-10 MLP at batch 1: 1 ms
 // per call with packing, which is what LibTorch's GEMV path avoids.
 #pragma once
 
@@ -22,8 +23,9 @@ inline constexpr std::int64_t kFewRowsTunable = 32;
 
 /// Columns of C up to which the heuristic takes this path for any number
 /// of rows when A's rows and B's columns are contiguous (`dots_layout`: a
-/// classifier head, x · Wᵀ with W of a few rows), blocks of rows split over
-/// the threads; the tuner may choose it up to kFewColumnsTunable. The
+/// classifier head, x · Wᵀ with W of a few rows), blocks of rows split
+/// over the threads where they give more tasks than the columns; the tuner
+/// may choose it up to kFewColumnsTunable. The
 /// packed GEMM pads such a product to its tile's 48 or 64 columns.
 /// Measured on AVX-512 (kiln::matmul, median of 1000): 128 x 10 x 512
 /// 51 -> 12 us on one thread, 58 -> 12 on two (OpenBLAS 22 on one);

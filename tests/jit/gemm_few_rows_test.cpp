@@ -21,7 +21,8 @@ using kgemm::Coverage;
 // Multiplies m x k by k x n with B stored transposed (`b_transposed`: B's
 // columns contiguous) or row-major, A's rows contiguous unless `a_strided`.
 template <class T>
-void check(std::int64_t m, std::int64_t n, std::int64_t k, bool b_transposed, bool a_strided) {
+void check(std::int64_t m, std::int64_t n, std::int64_t k, bool b_transposed, bool a_strided,
+           const GemmConfig* config = nullptr) {
   std::mt19937 rng(static_cast<unsigned>(m * 7919 + n * 131 + k));
   std::uniform_int_distribution<int> quarter(-8, 8);  // multiples of 1/4: exact sums
   std::vector<T> a(m * k * 2), b(k * n), c(m * n, T(-7)), want(m * n);
@@ -38,7 +39,8 @@ void check(std::int64_t m, std::int64_t n, std::int64_t k, bool b_transposed, bo
     }
   Coverage cov(m, n);
   const GemmEpilogue epilogue = cov.epilogue();
-  gemm(m, n, k, ar, br, MatrixRef<T>{c.data(), n, 1}, &epilogue);
+  if (config) gemm(m, n, k, ar, br, MatrixRef<T>{c.data(), n, 1}, *config, &epilogue);
+  else gemm(m, n, k, ar, br, MatrixRef<T>{c.data(), n, 1}, &epilogue);
   for (std::int64_t i = 0; i < m * n; ++i) {
     ASSERT_EQ(c[i], want[i]) << "element " << i;
     ASSERT_EQ(cov.seen[i], 1) << "the epilogue saw element " << i << " " << cov.seen[i] << " times";
@@ -84,6 +86,11 @@ TEST(GemmFewRows, AFewColumnsOfManyRowsEveryVariantAgainstAPlainLoop) {
           check<float>(m, n, k, true, false);
           check<double>(m, n, k, true, false);
         }
+    // Past the heuristic's columns, as the tuner may choose it.
+    GemmConfig tuned = default_gemm_config({4, true, false, 1001, kFewColumnsTunable, 512});
+    ASSERT_FALSE(tuned.few_rows);
+    tuned.few_rows = true;
+    check<float>(1001, kFewColumnsTunable, 512, true, false, &tuned);
   }
   set_gemm_variant(GemmVariant::Best);
 }
