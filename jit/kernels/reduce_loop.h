@@ -69,6 +69,38 @@ typename R::Acc reduce_positions(const StridedLoop& reduced, const char* input, 
   return acc;
 }
 
+// Steps the accumulators acc[0, m) with `positions` rows of m neighbouring
+// elements, rows `row_stride` bytes apart; in AVX2 where the CPU has it
+// (the library is built for any x86-64).
+template <class R, class T>
+[[gnu::always_inline]] inline void fold_rows(typename R::Acc* acc, const char* in, std::int64_t m,
+                                             std::int64_t positions, std::int64_t row_stride) {
+  // Sixteen outputs at a time, whose accumulators stay in registers while
+  // the rows go by (a float 128x512 sum over its rows on one thread: 14.3
+  // us one output after another; 11.6 us across the block with the
+  // accumulators in memory; 7.3-8.4 us this way, 10.9 us without AVX2).
+  constexpr std::int64_t kWidth = 16;
+  std::int64_t j0 = 0;
+  for (; j0 + kWidth <= m; j0 += kWidth) {
+    typename R::Acc a[kWidth];
+    for (std::int64_t j = 0; j < kWidth; ++j) a[j] = acc[j0 + j];
+    for (std::int64_t p = 0; p < positions; ++p) {
+      const T* row = reinterpret_cast<const T*>(in + p * row_stride) + j0;
+      for (std::int64_t j = 0; j < kWidth; ++j) R::step(a[j], row[j], p);
+    }
+    for (std::int64_t j = 0; j < kWidth; ++j) acc[j0 + j] = a[j];
+  }
+  for (std::int64_t p = 0; p < positions; ++p) {
+    const T* row = reinterpret_cast<const T*>(in + p * row_stride);
+    for (std::int64_t j = j0; j < m; ++j) R::step(acc[j], row[j], p);
+  }
+}
+template <class R, class T>
+[[gnu::target("avx2")]] void fold_rows_avx2(typename R::Acc* acc, const char* in, std::int64_t m,
+                                            std::int64_t positions, std::int64_t row_stride) {
+  fold_rows<R, T>(acc, in, m, positions, row_stride);
+}
+
 template <class R, class T>
 void run_reduction(const KernelCall& call) {
   using Acc = typename R::Acc;
@@ -107,9 +139,18 @@ void run_reduction(const KernelCall& call) {
             const std::int64_t m = std::min(kBlock, n - j0);
             const char* in = input + offsets[1] + j0 * in_stride;
             for (std::int64_t j = 0; j < m; ++j) acc[j] = R::init();
-            for (std::int64_t p = 0; p < positions; ++p)
-              for (std::int64_t j = 0; j < m; ++j)
-                R::step(acc[j], *reinterpret_cast<const T*>(in + j * in_stride + p * reduced_stride), p);
+            // Neighbouring outputs side by side in memory (a bias gradient,
+            // the sum over a batch's rows): a stride the compiler knows lets
+            // it vectorize across the block.
+            if (in_stride == static_cast<std::int64_t>(sizeof(T))) {
+              static const bool avx2 = __builtin_cpu_supports("avx2");
+              if (avx2) fold_rows_avx2<R, T>(acc, in, m, positions, reduced_stride);
+              else fold_rows<R, T>(acc, in, m, positions, reduced_stride);
+            } else {
+              for (std::int64_t p = 0; p < positions; ++p)
+                for (std::int64_t j = 0; j < m; ++j)
+                  R::step(acc[j], *reinterpret_cast<const T*>(in + j * in_stride + p * reduced_stride), p);
+            }
             for (std::int64_t j = 0; j < m; ++j)
               store_result(out_dtype, out + offsets[0] + (j0 + j) * out_stride, R::result(acc[j]));
           }

@@ -107,6 +107,19 @@ TEST_P(MinMax, NonContiguousInputsIndexInTheViewsCoordinates) {
   EXPECT_TRUE(kref::close(i, kref::reduce(sl, {0}, false, kref::argmax_of), kref::kExact));
 }
 
+// Over the rows of a wide tensor the outputs are folded side by side, 16 at
+// a time, then the rest one by one: 83 columns take both, and blocks of 64.
+TEST_P(MinMax, OverTheRowsOfAWideTensor) {
+  const kiln::ScalarType dt = GetParam();
+  Ref a = kref::cast(ints({37, 83}, 6), dt);
+  Tensor x = kref::make(a, dt);
+  auto [vmax, imax] = x.max(0);
+  EXPECT_TRUE(kref::close(vmax, kref::reduce(a, {0}, false, kref::max_of), kref::kExact));
+  EXPECT_TRUE(kref::close(imax, kref::reduce(a, {0}, false, kref::argmax_of), kref::kExact));
+  EXPECT_TRUE(kref::close(x.argmin(0), kref::reduce(a, {0}, false, kref::argmin_of), kref::kExact));
+  EXPECT_TRUE(kref::close(x.amin({0}, true), kref::reduce(a, {0}, true, kref::min_of), kref::kExact));
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, MinMax, ::testing::Values(kiln::kFloat32, kiln::kFloat64, kiln::kInt32, kiln::kInt64),
                          [](const auto& info) { return std::string(kiln::to_string(info.param)); });
 

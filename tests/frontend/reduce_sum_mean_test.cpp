@@ -63,6 +63,17 @@ TEST_P(SumMean, SumOfNonContiguousViews) {
   EXPECT_TRUE(kref::close(ex.sum({1}, true), kref::map(col, [](double v) { return 5 * v; }), tol));
 }
 
+// Over the rows of a wide tensor the outputs are folded side by side, 16 at
+// a time, then the rest one by one: 83 columns take both, and blocks of 64.
+TEST_P(SumMean, SumOverTheRowsOfAWideTensor) {
+  const kiln::ScalarType dt = GetParam();
+  Ref a = kref::cast(halves({37, 83}, 6, !kiln::is_floating_point(dt)), dt);
+  Tensor x = kref::make(a, dt);
+  const kiln::ScalarType acc = kiln::is_floating_point(dt) ? dt : kiln::kInt64;
+  EXPECT_TRUE(kref::close(x.sum({0}), kref::reduce(a, {0}, false, kref::sum_of), kref::tol_for(acc)));
+  EXPECT_TRUE(kref::close(x.sum({0}, true), kref::reduce(a, {0}, true, kref::sum_of), kref::tol_for(acc)));
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, SumMean,
                          ::testing::Values(kiln::kFloat32, kiln::kFloat64, kiln::kInt32, kiln::kInt64, kiln::kBool),
                          [](const auto& info) { return std::string(kiln::to_string(info.param)); });
