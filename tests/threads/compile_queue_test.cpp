@@ -105,7 +105,12 @@ TEST(CompileQueue, AbandonsAJobPastItsTimeBoundAndRunsTheNextOnAFreshSlot) {
         saw_abandoned = abandoned.load();
       },
       2);
-  stuck.on_timeout = [&](std::chrono::milliseconds b) { timed_out = b == 100ms; };
+  stuck.on_timeout = [&](std::chrono::milliseconds b) {
+    timed_out = b == 100ms;
+    // The next job starts after this returns: it runs under the default
+    // bound, so that a loaded machine cannot time it out too.
+    set_compile_timeout(bound.previous);
+  };
   submit_compile_job(std::move(stuck));
   const std::uint64_t next = submit_compile_job(job_of([&](const std::atomic<bool>&) { next_ran = true; }, 1));
   wait_for_compile_job(next);  // would hang if the stuck job kept the slot
