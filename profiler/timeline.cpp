@@ -147,19 +147,23 @@ void timeline_event(const Event& e, std::uint64_t thread) noexcept {
   if (!timeline_open()) return;
   try {
     const std::string detail = json_escape(e.detail);
+    // Spans are compiles, on the compile thread, and recomputations of
+    // evicted values, on the thread whose read needed them.
     const bool span = e.duration_ns > 0;
+    const bool recompute = e.kind == EventKind::Recomputed;
+    const char* category = !span ? "event" : recompute ? "memory" : "compile";
     std::string json(detail.size() + 320, '\0');
     const int n = std::snprintf(
         json.data(), json.size(),
         R"({"name":"%s %016)" PRIx64 R"(","cat":"%s","ph":"%s",%s"ts":%.3f,"dur":%.3f,"pid":%d,"tid":%)" PRIu64
         R"(,"args":{"detail":"%s"}})",
-        to_string(e.kind), e.key, span ? "compile" : "event", span ? "X" : "i", span ? "" : R"("s":"t",)",
+        to_string(e.kind), e.key, category, span ? "X" : "i", span ? "" : R"("s":"t",)",
         micros(e.start_ns), static_cast<double>(e.duration_ns) / 1e3, writer().pid, thread, detail.c_str());
     json.resize(static_cast<std::size_t>(n > 0 ? n : 0));
     Writer& w = writer();
     std::lock_guard lock(w.mu);
     if (!w.file) return;
-    name_thread(w, thread, span ? "compile" : "thread");
+    name_thread(w, thread, span && !recompute ? "compile" : "thread");
     put(w, json.c_str());
   } catch (...) {
     // Out of memory: the event is missing from the timeline, nothing else.

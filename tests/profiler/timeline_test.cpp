@@ -5,9 +5,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <kiln/kiln.h>
 
@@ -60,6 +62,40 @@ TEST(Timeline, ClosingTwiceOrWritingAfterCloseKeepsTheFileValid) {
   kiln::profiler::close_timeline();
   (void)(kiln::ones({2}) + 2).sum().item<float>();
   EXPECT_TRUE(check(path, "segment"));
+  std::filesystem::remove(path);
+}
+
+// Under a memory budget: evictions are instants, recomputations spans in
+// their own category on the thread that read the value (here a worker,
+// named as one: a recomputation is no compile).
+TEST(Timeline, RecomputationsAreMemorySpansOnTheReadingThread) {
+  const std::string path = temp_path("memory");
+  kiln::jit::set_enabled(false);
+  kiln::manual_seed(5);
+  std::vector<Tensor> values{kiln::randn({512, 512})};
+  kiln::sync();
+  ASSERT_TRUE(kiln::profiler::open_timeline(path));
+  kiln::set_memory_budget(kiln::stats().live_bytes + 4 * (std::size_t{1} << 20));
+  for (int i = 0; i < 8; ++i) values.push_back(values.back() * 1.5f + 1.f);
+  std::thread([&] {
+    for (const Tensor& t : values) (void)t.to_vector<float>();
+  }).join();
+  kiln::set_memory_budget(0);
+  kiln::jit::set_enabled(true);
+  kiln::profiler::close_timeline();
+  EXPECT_TRUE(check(path, "evicted recomputed"));
+  std::ifstream file(path);
+  int recomputations = 0;
+  for (std::string line; std::getline(file, line);) {
+    if (line.find(R"("name":"recomputed)") != std::string::npos) {
+      ++recomputations;
+      EXPECT_NE(line.find(R"("cat":"memory","ph":"X")"), std::string::npos) << line;
+    }
+    if (line.find(R"("name":"thread_name")") != std::string::npos) {
+      EXPECT_EQ(line.find("compile"), std::string::npos) << line;
+    }
+  }
+  EXPECT_GT(recomputations, 0);
   std::filesystem::remove(path);
 }
 
