@@ -28,6 +28,11 @@ TEST(PrepackedWeightsThreads, ConcurrentInferenceSharesAndEvictsPackedWeights) {
   std::vector<std::vector<std::vector<float>>> want(inputs.size());
   for (std::size_t t = 0; t < inputs.size(); ++t)
     for (const kiln::Tensor& w : weights) want[t].push_back(F::linear(inputs[t], w).to_vector<float>());
+  // The products above asked for the generated register tile of this shape;
+  // found in the disk cache (another test of this suite compiled it), it is
+  // loaded in the background. Were it to arrive between the two products
+  // below, their panels would differ in width and neither would be kept.
+  kiln::jit::wait_for_compiles();
   // Room for one weight's panels, not two. Their size (96 x 200 floats,
   // padded to the register tile and the blocks, which depend on the CPU)
   // is that of the entry one product packs: a weight is packed the second
