@@ -2,14 +2,10 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include "jit/codegen/power_of_two_scaling.h"
+
 namespace kiln::jit::codegen {
 namespace {
-
-// 2^k as a float, for k in [-126, 127].
-llvm::Value* power_of_two(IrContext& ir, llvm::Value* k) {
-  llvm::Value* bits = ir.b.CreateShl(ir.b.CreateAdd(k, ir.b.getInt32(127)), ir.b.getInt32(23));
-  return ir.b.CreateBitCast(bits, ir.b.getFloatTy());
-}
 
 llvm::Value* expf_inline(IrContext& ir, llvm::Value* x) {
   llvm::IRBuilder<>& b = ir.b;
@@ -22,8 +18,8 @@ llvm::Value* expf_inline(IrContext& ir, llvm::Value* x) {
   // through every step after: NaN needs no test of its own.
   llvm::Value* xc = b.CreateSelect(b.CreateFCmpOLT(x, c(-104)), c(-104), x);
   xc = b.CreateSelect(b.CreateFCmpOGT(xc, c(89)), c(89), xc);
-  // n = round(x / ln 2) by adding 1.5 * 2^23: the sum's low mantissa bits
-  // then hold n as an integer (the int conversion of a NaN would be poison).
+  // n = round(x / ln 2) by adding 1.5 * 2^23 and taking it off again: no
+  // int conversion, which would be poison for a NaN.
   const double magic = 12582912.0;
   llvm::Value* shifted = fmuladd(xc, c(1.44269504088896341), c(magic));
   llvm::Value* n = b.CreateFSub(shifted, c(magic));
@@ -38,10 +34,7 @@ llvm::Value* expf_inline(IrContext& ir, llvm::Value* x) {
   llvm::Value* p45 = fmuladd(c(1.6666665459E-1), r, c(5.0000001201E-1));
   llvm::Value* p = fmuladd(p01, r4, fmuladd(p23, r2, p45));
   llvm::Value* y = b.CreateFAdd(fmuladd(p, r2, r), c(1));
-  llvm::Value* k = b.CreateSub(b.CreateBitCast(shifted, b.getInt32Ty()), b.getInt32(0x4b400000));  // in [-150, 129]
-  llvm::Value* k1 = b.CreateAShr(k, b.getInt32(1));
-  llvm::Value* scaled = b.CreateFMul(b.CreateFMul(y, power_of_two(ir, k1)), power_of_two(ir, b.CreateSub(k, k1)));
-  return scaled;
+  return emit_scale_by_power_of_two(ir, y, n);  // n in [-150, 129]
 }
 
 }  // namespace

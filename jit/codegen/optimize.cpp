@@ -6,6 +6,7 @@
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 
+#include "jit/codegen/power_of_two_scaling.h"
 #include "jit/codegen/vector_math.h"
 
 namespace kiln::jit::codegen {
@@ -24,7 +25,8 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
   llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb(&tm, tuning);
   // Registered first, so that registerFunctionAnalyses keeps this one.
-  const llvm::TargetLibraryInfoImpl tli = vector_math ? library_info(tm) : llvm::TargetLibraryInfoImpl(tm.getTargetTriple());
+  llvm::TargetLibraryInfoImpl tli = vector_math ? library_info(tm) : llvm::TargetLibraryInfoImpl(tm.getTargetTriple());
+  add_power_of_two_scaling_forms(tli);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tli); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -35,6 +37,7 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(o3 ? llvm::OptimizationLevel::O3
                                                                     : llvm::OptimizationLevel::O1);
   mpm.run(module, mam);
+  lower_power_of_two_scaling(module, tm);
 }
 
 }  // namespace kiln::jit::codegen

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 
 namespace kiln::jit::codegen {
 namespace {
@@ -61,22 +61,17 @@ const std::vector<Mapping>& all_mappings() {
   return mappings;
 }
 
-bool has_feature(llvm::StringRef features, llvm::StringRef feature) {
-  llvm::SmallVector<llvm::StringRef, 64> list;
-  features.split(list, ',');
-  for (llvm::StringRef f : list)
-    if (f == feature) return true;
-  return false;
-}
-
 }  // namespace
+
+bool has_target_feature(const llvm::TargetMachine& tm, llvm::StringRef feature) {
+  return tm.getMCSubtargetInfo()->checkFeatures(feature);  // the CPU's own features and the feature string's
+}
 
 llvm::TargetLibraryInfoImpl library_info(const llvm::TargetMachine& tm) {
   llvm::TargetLibraryInfoImpl tli(tm.getTargetTriple());
-  const llvm::StringRef features = tm.getTargetFeatureString();
   std::vector<llvm::VecDesc> available;
   for (const Mapping& m : all_mappings())
-    if (m.feature == nullptr || has_feature(features, m.feature)) available.push_back(m.desc);
+    if (m.feature == nullptr || has_target_feature(tm, m.feature)) available.push_back(m.desc);
   tli.addVectorizableFunctions(available);
   return tli;
 }

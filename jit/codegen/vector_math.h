@@ -18,4 +18,8 @@ namespace kiln::jit::codegen {
 /// the ISA levels in `tm`'s feature string.
 llvm::TargetLibraryInfoImpl library_info(const llvm::TargetMachine& tm);
 
+/// Whether `tm` generates code with `feature` ("+avx512f"), from its CPU or
+/// its feature string.
+bool has_target_feature(const llvm::TargetMachine& tm, llvm::StringRef feature);
+
 }  // namespace kiln::jit::codegen
