@@ -90,9 +90,13 @@ std::uint64_t reserve(std::size_t request, std::size_t capacity) {
   std::uint64_t live = g_live.load(std::memory_order_relaxed);
   for (int rounds = 0;;) {
     if (budget != 0 && live + capacity > budget) [[unlikely]] {
-      if (++rounds <= kMakeRoomRounds && make_room(live + capacity - budget)) {
+      if (++rounds <= kMakeRoomRounds) {
+        const bool made = make_room(live + capacity - budget);
+        // Read again even when it fell short: what it did evict is gone
+        // (and another thread may have freed more), so the request may fit
+        // after all, and if not, the report says what is live now.
         live = g_live.load(std::memory_order_relaxed);
-        continue;
+        if (made || live + capacity <= budget) continue;
       }
       trim();  // Pooled memory does not count, but the system can use it.
       out_of_memory(request, capacity,

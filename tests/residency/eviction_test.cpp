@@ -205,6 +205,30 @@ TEST_F(Eviction, BelowWhatTheProgramNeedsItThrowsAReportNamingTheValues) {
   EXPECT_EQ(kiln::stats().oom_errors, ooms + 1);
 }
 
+// An eviction that frees some room, not enough: the report says how much is
+// live after it, not before (it said the value's bytes were still live).
+TEST_F(Eviction, AReportAfterAnEvictionThatFreedTooLittleCountsWhatIsLeft) {
+  kiln::manual_seed(10);
+  budget_above_live(3 * kMiB + kMiB / 2);
+  const Tensor evictable = kiln::randn({512, 512}) * 2;  // 1 MiB, made by mul, held: evicted, not freed
+  const Tensor held = kiln::randn({512, 1024}) * 2;      // 2 MiB, its data_ptr handed out
+  kiln::sync();
+  const float* handed_out = held.data_ptr<float>();
+  const std::uint64_t evictions = kiln::stats().evictions;
+  try {
+    (held * 3).sum().item<float>();  // 2 MiB more: evicting the 1 MiB value is not enough
+    FAIL() << "expected kiln::OutOfMemory";
+  } catch (const kiln::OutOfMemory& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(kiln::stats().evictions, evictions + 1) << "the 1 MiB value went first: " << message;
+    const std::size_t at = message.find("live ");
+    ASSERT_NE(at, std::string::npos) << message;
+    const double reported_mib = std::stod(message.substr(at + 5));
+    EXPECT_NEAR(reported_mib, double(kiln::stats().live_bytes) / kMiB, 0.01) << message;
+  }
+  EXPECT_EQ(held.data_ptr<float>(), handed_out) << "a value whose data_ptr was handed out never moves";
+}
+
 // A value in the smallest block (a scalar, a few elements) is never
 // evicted: it would free 64 bytes and keep a recipe of everything it is
 // made from (a training loop's loss, read after the optimizer wrote the
