@@ -20,9 +20,8 @@ llvm::Value* expf_inline(IrContext& ir, llvm::Value* x) {
   xc = b.CreateSelect(b.CreateFCmpOGT(xc, c(89)), c(89), xc);
   // n = round(x / ln 2) by adding 1.5 * 2^23 and taking it off again: no
   // int conversion, which would be poison for a NaN.
-  const double magic = 12582912.0;
-  llvm::Value* shifted = fmuladd(xc, c(1.44269504088896341), c(magic));
-  llvm::Value* n = b.CreateFSub(shifted, c(magic));
+  llvm::Value* shifted = fmuladd(xc, c(1.44269504088896341), c(kRoundingShift));
+  llvm::Value* n = b.CreateFSub(shifted, c(kRoundingShift));
   llvm::Value* r = fmuladd(n, c(-0.693145751953125), xc);  // ln 2's leading 16 bits: n * it is exact
   r = fmuladd(n, c(-1.428606765330187045e-06), r);
   // p(r) = c0 r^5 + ... + c5 by Estrin's scheme: three independent pairs,

@@ -1,5 +1,6 @@
 #include "jit/codegen/power_of_two_scaling.h"
 
+#include <bit>
 #include <string>
 #include <vector>
 
@@ -28,19 +29,17 @@ bool is_placeholder(const llvm::Function& f) {
   return false;
 }
 
-// 1.5 * 2^23: a float in [2^23, 2^24) has spacing 1, so n plus this holds n
-// as an integer in its low mantissa bits.
-constexpr double kShift = 12582912.0;
-constexpr std::int32_t kShiftBits = 0x4b400000;
+constexpr std::int32_t kShiftBits = std::bit_cast<std::int32_t>(static_cast<float>(kRoundingShift));
 
 // n + 1.5 * 2^23: the sum the inline exp computed n from, when it is at
 // hand, so that the two halves cost no more than before the placeholder.
 llvm::Value* shifted(llvm::IRBuilder<>& b, llvm::Value* n) {
   using namespace llvm::PatternMatch;
   llvm::Value* sum = nullptr;
-  if (match(n, m_FSub(m_Value(sum), m_SpecificFP(kShift))) || match(n, m_FAdd(m_Value(sum), m_SpecificFP(-kShift))))
+  if (match(n, m_FSub(m_Value(sum), m_SpecificFP(kRoundingShift))) ||
+      match(n, m_FAdd(m_Value(sum), m_SpecificFP(-kRoundingShift))))  // the fsub as the optimizer rewrites it
     return sum;
-  return b.CreateFAdd(n, llvm::ConstantFP::get(n->getType(), kShift));
+  return b.CreateFAdd(n, llvm::ConstantFP::get(n->getType(), kRoundingShift));
 }
 
 // y * 2^k1 * 2^(n - k1), k1 = n / 2 rounded down: each factor a normal float

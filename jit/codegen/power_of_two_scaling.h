@@ -23,6 +23,12 @@
 
 namespace kiln::jit::codegen {
 
+/// 1.5 * 2^23: a float in [2^23, 2^24) has spacing 1, so x + this rounds x
+/// to an integer and holds it in the low mantissa bits. The inline exp
+/// computes n as (x / ln 2 + this) - this; the two halves read n back from
+/// the sum's bits when the call's `n` is that difference.
+inline constexpr double kRoundingShift = 12582912.0;
+
 /// y * 2^n, rounded once: `y` a float32 value and `n` an integral float32 in
 /// [-150, 129] (or NaN, with `y` NaN). Emits the placeholder call.
 llvm::Value* emit_scale_by_power_of_two(IrContext& ir, llvm::Value* y, llvm::Value* n);
