@@ -119,16 +119,18 @@ std::shared_ptr<Workload> sum_16m() {
   return w;
 }
 
-std::shared_ptr<Workload> softmax_rows() {
+// Rows of 1024 (exp kept on the stack between loops would fit) and of
+// 16384 (64 KiB: only the output's row can hold it).
+std::shared_ptr<Workload> softmax_rows(std::int64_t rows, std::int64_t cols) {
   auto w = std::make_shared<Workload>();
-  kiln::Tensor x = materialized(kiln::randn({kRows, kCols}));
-  w->name = "reduce/softmax_4096x1024";
+  kiln::Tensor x = materialized(kiln::randn({rows, cols}));
+  w->name = "reduce/softmax_" + std::to_string(rows) + "x" + std::to_string(cols);
   w->impls = kiln_tiers([x] { return kiln::softmax(x, 1); });
-  w->impls.push_back(peer_impl("torch_eager", torch_peer::softmax_rows(values(x), kRows, kCols)));
+  w->impls.push_back(peer_impl("torch_eager", torch_peer::softmax_rows(values(x), rows, cols)));
   w->reference = 2;
-  w->impls.push_back(triad_ceiling(kRows * kCols));
+  w->impls.push_back(triad_ceiling(rows * cols));
   w->tol = {1e-5, 1e-7};
-  w->bytes = 8.0 * double(kRows * kCols);
+  w->bytes = 8.0 * double(rows * cols);
   return w;
 }
 
@@ -208,7 +210,8 @@ void register_all() {
   add_rows(gelu(1 << 20, true), both, benchmark::kMillisecond);
   add_rows(gelu(16 << 20, true), both, benchmark::kMillisecond);
   add_rows(sum_16m(), both, benchmark::kMillisecond);
-  add_rows(softmax_rows(), both, benchmark::kMillisecond);
+  add_rows(softmax_rows(kRows, kCols), both, benchmark::kMillisecond);
+  add_rows(softmax_rows(256, 16384), both, benchmark::kMillisecond);
   add_rows(layer_norm(), both, benchmark::kMillisecond);
   add_rows(mlp(1), both, benchmark::kMicrosecond);
   add_rows(mlp(128), both, benchmark::kMicrosecond);

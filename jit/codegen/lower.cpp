@@ -76,7 +76,7 @@ class Lowering {
   void row(llvm::Value* row_index, llvm::Value* first, llvm::Value* end);
   void loop(int phase, llvm::Value* first, llvm::Value* end);
   void element(int phase, llvm::Value* position, llvm::Value* j, llvm::MDNode* group);
-  llvm::Value* row_cache_slot(std::size_t i, llvm::Value* position);
+  llvm::Value* row_cache_slot(std::size_t i, llvm::Value* position, llvm::Value* j);
   bool blocked(int phase) const;
   bool prefetches(int phase) const;
   void blocks(int phase, bool begin);
@@ -149,7 +149,7 @@ void Lowering::load_invariants(llvm::Function* f) {
   row_cache_.assign(spec_.instrs.size(), nullptr);
   for (std::size_t i = 0; i < spec_.instrs.size(); ++i) {
     if (is_reduction(spec_.instrs[i].op)) accumulators_[i] = make_accumulator(ir_, spec_.instrs[i]);
-    if (phases_.cache_loop[i] < 0) continue;
+    if (phases_.cache_loop[i] < 0 || phases_.cache_output[i] >= 0) continue;
     llvm::Type* type = llvm::ArrayType::get(ir_.value_type(spec_.instrs[i].out_dtype), phases_.row_elements);
     llvm::AllocaInst* buffer = builder_.CreateAlloca(type, nullptr, "row.cache" + std::to_string(i));
     buffer->setAlignment(llvm::Align(64));
@@ -157,7 +157,13 @@ void Lowering::load_invariants(llvm::Function* f) {
   }
 }
 
-llvm::Value* Lowering::row_cache_slot(std::size_t i, llvm::Value* position) {
+// Element `position` (the j-th of the current piece) of %i's row buffer:
+// on the stack, or in the output that holds it (KernelPhases::cache_output).
+llvm::Value* Lowering::row_cache_slot(std::size_t i, llvm::Value* position, llvm::Value* j) {
+  if (const int k = phases_.cache_output[i]; k >= 0) {
+    const std::size_t operand = output_operand(static_cast<std::size_t>(k));
+    return address(operand, add_scaled(offsets_[operand], j, inner_stride(memory(operand))));
+  }
   return builder_.CreateInBoundsGEP(ir_.value_type(spec_.instrs[i].out_dtype), row_cache_[i], position);
 }
 
@@ -319,13 +325,13 @@ void Lowering::element(int phase, llvm::Value* position, llvm::Value* j, llvm::M
     if (is_reduction(instr.op)) {
       if (phases_.depth[i] == phase + 1) accumulate(ir_, instr, accumulators_[i], argument(instr, 0), position);
     } else if (phases_.reload[phase][i]) {
-      llvm::LoadInst* value = builder_.CreateLoad(ir_.value_type(instr.out_dtype), row_cache_slot(i, position));
+      llvm::LoadInst* value = builder_.CreateLoad(ir_.value_type(instr.out_dtype), row_cache_slot(i, position, j));
       value->setMetadata(llvm::LLVMContext::MD_access_group, group);
       values_[i] = value;
     } else if (phases_.in_loop[phase][i]) {
       evaluate(i);
       if (phases_.cache_loop[i] == phase) {
-        llvm::StoreInst* s = builder_.CreateStore(values_[i], row_cache_slot(i, position));
+        llvm::StoreInst* s = builder_.CreateStore(values_[i], row_cache_slot(i, position, j));
         s->setMetadata(llvm::LLVMContext::MD_access_group, group);
       }
     }

@@ -15,10 +15,12 @@
 //
 // Except for costly instructions (those that call a math function: exp,
 // log, tanh, ...): one of them needed by a later loop is computed once, in
-// the first loop that needs it, and kept in a row buffer (on the stack, at
-// most kRowCacheBytes per kernel, so it stays in L1/L2) that later loops
+// the first loop that needs it, and kept in a row buffer that later loops
 // read. Softmax then computes exp(x - max) once per element: L1 sums it and
-// writes it to the buffer, L2 reads it back and divides.
+// writes it to the buffer, L2 reads it back and divides. The buffer is the
+// row of an output that a later loop overwrites (softmax's own result), or
+// else on the stack, at most kRowCacheBytes per kernel so it stays in
+// L1/L2; a value whose buffer would pass that is recomputed instead.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,10 @@ struct KernelPhases {
   /// Per instruction: the loop that computes it and writes it to its row
   /// buffer, or -1 = not kept (recomputed where needed).
   std::vector<int> cache_loop;
+  /// Per instruction with a row buffer: the output whose row serves as
+  /// that buffer (stored in a loop no earlier than the buffer's last read,
+  /// of the value's dtype), or -1 = a buffer on the stack.
+  std::vector<int> cache_output;
   /// Per loop, per instruction: in_loop, but read from its row buffer.
   std::vector<std::vector<bool>> reload;
   /// The elements of one row (row kernels; 0 otherwise): a row buffer's size.

@@ -73,7 +73,8 @@ std::shared_ptr<const Location> location() { return location_slot().load(std::me
 // 4: partial kernels' float32 sums in blocks of 4096 (their rounding moved).
 // 5: amax/amin by maxnum and a NaN flag; expf's NaN through its clamps.
 // 6: expf's 2^n by vscalefps on AVX-512.
-constexpr int kCodegenRevision = 6;
+// 7: softmax-like row buffers in the output they end in.
+constexpr int kCodegenRevision = 7;
 
 // Everything besides the kernel key that decides whether an object fits.
 // Kernel keys hash op ids, which are positions in trace/ops.def: the op

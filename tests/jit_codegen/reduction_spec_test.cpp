@@ -4,6 +4,7 @@
 // over split ranges; and the structural checks of the forms.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -48,6 +49,7 @@ TEST(RowKernel, PhasesOfSoftmax) {
   EXPECT_EQ(p.store_loop[1], -1) << "the maxima are stored once per row";
   EXPECT_TRUE(p.in_loop[1][2]) << "exp (%2) is computed in the sum's loop";
   EXPECT_EQ(p.cache_loop[2], 1) << "which keeps it in a row buffer";
+  EXPECT_EQ(p.cache_output[2], 0) << "the row of its result, which the storing loop overwrites";
   EXPECT_TRUE(p.in_loop[2][2] && p.reload[2][2]) << "that the storing loop reads";
   EXPECT_FALSE(p.in_loop[2][1]) << "so x - max (%1) is not recomputed there";
   EXPECT_TRUE(p.in_loop[1][1] && !p.reload[1][1]);
@@ -56,13 +58,79 @@ TEST(RowKernel, PhasesOfSoftmax) {
   EXPECT_NE(softmax_spec().to_string().find("rows over dims [0, 1)"), std::string::npos);
 }
 
-TEST(RowKernel, RowsPastTheBufferBudgetRecomputeExp) {
-  const std::int64_t cols = kRowCacheBytes / 4 + 1;  // one float more than the budget
-  const KernelPhases p = plan_phases(softmax_spec(cols));
-  EXPECT_EQ(p.cache_loop[2], -1);
-  EXPECT_TRUE(p.in_loop[2][1] && p.in_loop[2][2] && !p.reload[2][2]) << "exp (x - max) is recomputed";
-  const KernelPhases fits = plan_phases(softmax_spec(cols - 1));
+TEST(RowKernel, RowsPastTheStackBudgetKeepExpInTheOutput) {
+  const KernelPhases p = plan_phases(softmax_spec(kRowCacheBytes / 4 + 1));  // one float more than the stack's budget
+  EXPECT_EQ(p.cache_loop[2], 1);
+  EXPECT_EQ(p.cache_output[2], 0);
+  EXPECT_FALSE(p.in_loop[2][1]) << "x - max is not recomputed";
+}
+
+// x * softmax(x) over the last dim of [kRows, cols]: its storing loop reads
+// x, which may be the output's memory, so exp(x - max) cannot wait there.
+KernelSpec x_times_softmax_spec(std::int64_t cols) {
+  SpecBuilder b({kRows, cols});
+  const ArgRef x = b.input(kFloat32);
+  const ArgRef m = b.op(OpId::Amax, kFloat32, {x});
+  const ArgRef e = b.op(OpId::Exp, kFloat32, {b.op(OpId::Sub, kFloat32, {x, m})});
+  const ArgRef s = b.op(OpId::Sum, kFloat32, {e});
+  b.output(b.op(OpId::Mul, kFloat32, {b.op(OpId::Div, kFloat32, {e, s}), x}), kFloat32);
+  KernelSpec spec = b.spec();
+  spec.row_dims = 1;
+  return spec;
+}
+
+TEST(RowKernel, AStoringLoopThatReadsTheInputKeepsExpOnTheStackWithinItsBudget) {
+  const std::int64_t cols = kRowCacheBytes / 4;
+  const KernelPhases fits = plan_phases(x_times_softmax_spec(cols));
   EXPECT_EQ(fits.cache_loop[2], 1);
+  EXPECT_EQ(fits.cache_output[2], -1) << "on the stack";
+  const KernelPhases past = plan_phases(x_times_softmax_spec(cols + 1));
+  EXPECT_EQ(past.cache_loop[2], -1);
+  EXPECT_TRUE(past.in_loop[2][1] && past.in_loop[2][2] && !past.reload[2][2]) << "exp (x - max) is recomputed";
+}
+
+// Softmax of row r of `x` (kCols columns), in double.
+std::vector<double> softmax_row(const std::vector<float>& x, std::int64_t r) {
+  double max = -INFINITY, sum = 0;
+  for (std::int64_t j = 0; j < kCols; ++j) max = std::max(max, double(x[r * kCols + j]));
+  std::vector<double> e(kCols);
+  for (std::int64_t j = 0; j < kCols; ++j) sum += e[j] = std::exp(double(x[r * kCols + j]) - max);
+  for (double& v : e) v /= sum;
+  return e;
+}
+
+// Softmax in place (the output is the input's memory, as when a dying
+// input lends its buffer): exp waits in the output's row, which no later
+// loop reads as x.
+TEST(RowKernel, SoftmaxInPlaceAtBothLevels) {
+  const KernelSpec spec = softmax_spec();
+  const std::vector<float> x = sample_rows();
+  for (int level : {1, 3}) {
+    const CompiledKernel kernel = OrcSession::instance().compile(spec, {level});  // holds the code
+    std::vector<float> y = x, m(kRows, -7);
+    void* ptrs[] = {y.data(), y.data(), m.data()};
+    kernel.fn(0, kRows, ptrs, nullptr);
+    for (std::int64_t r = 0; r < kRows; ++r) {
+      const std::vector<double> want = softmax_row(x, r);
+      for (std::int64_t j = 0; j < kCols; ++j) EXPECT_NEAR(y[r * kCols + j], want[j], 1e-6) << r << ", " << j;
+    }
+  }
+}
+
+TEST(RowKernel, InputTimesSoftmaxInPlaceAtBothLevels) {
+  const KernelSpec spec = x_times_softmax_spec(kCols);
+  const std::vector<float> x = sample_rows();
+  for (int level : {1, 3}) {
+    const CompiledKernel kernel = OrcSession::instance().compile(spec, {level});  // holds the code
+    std::vector<float> y = x;
+    void* ptrs[] = {y.data(), y.data()};
+    kernel.fn(0, kRows, ptrs, nullptr);
+    for (std::int64_t r = 0; r < kRows; ++r) {
+      const std::vector<double> want = softmax_row(x, r);
+      for (std::int64_t j = 0; j < kCols; ++j)
+        EXPECT_NEAR(y[r * kCols + j], want[j] * x[r * kCols + j], 1e-5) << r << ", " << j;
+    }
+  }
 }
 
 TEST(RowKernel, SoftmaxOverRowRangesAtBothLevels) {
@@ -77,12 +145,9 @@ TEST(RowKernel, SoftmaxOverRowRangesAtBothLevels) {
     fn(0, 2, ptrs, nullptr);  // rows [0, 2) and [2, kRows), as two threads would
     fn(2, kRows, ptrs, nullptr);
     for (std::int64_t r = 0; r < kRows; ++r) {
-      double max = -INFINITY, sum = 0;
-      for (std::int64_t j = 0; j < kCols; ++j) max = std::max(max, double(x[r * kCols + j]));
-      for (std::int64_t j = 0; j < kCols; ++j) sum += std::exp(double(x[r * kCols + j]) - max);
-      EXPECT_EQ(m[r], static_cast<float>(max)) << "row " << r;
-      for (std::int64_t j = 0; j < kCols; ++j)
-        EXPECT_NEAR(y[r * kCols + j], std::exp(double(x[r * kCols + j]) - max) / sum, 1e-6) << r << ", " << j;
+      EXPECT_EQ(m[r], *std::max_element(x.begin() + r * kCols, x.begin() + (r + 1) * kCols)) << "row " << r;
+      const std::vector<double> want = softmax_row(x, r);
+      for (std::int64_t j = 0; j < kCols; ++j) EXPECT_NEAR(y[r * kCols + j], want[j], 1e-6) << r << ", " << j;
     }
   }
 }

@@ -1,6 +1,7 @@
 // Softmax and float32 sums as the tier-1 kernels run them: exp inline,
 // exp(x - max) kept in a row buffer between the sum's loop and the storing
-// loop (recomputed when the row is past the buffer budget), float32 sums
+// loop (in the output's row, or on the stack and recomputed when the row
+// is past the stack's budget), float32 sums
 // in float blocks added in double, the next row prefetched. Each case runs
 // on tier 0 and tier 1 (which must agree and fuse into one kernel) and is
 // checked against a plain reference in double: row lengths around the
@@ -64,6 +65,9 @@ TEST(SoftmaxKernel, RowsAroundTheBlockAndTheBufferBudget) {
         << cols << " columns";
     EXPECT_TRUE(tier1_matches([&] { return x.log_softmax(1); }, kref::softmax(ref, 1, true), 1e-5))
         << cols << " columns";
+    // Its storing loop reads x: exp waits on the stack, or is recomputed past the budget.
+    EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x * x.softmax(1)}; })) << cols << " columns";
+    EXPECT_TRUE(tier1_matches([&] { return x * x.softmax(1); }, kref::zip(ref, want, [](double a, double b) { return a * b; }), 1e-5)) << cols << " columns";
   }
 }
 
