@@ -11,6 +11,7 @@
 #include "jit/tuning/gemm_tuning.h"
 #include "profiler/enabled.h"
 
+#include "jit/kernels/cpu_features.h"
 #include "jit/kernels/gemm.h"
 #include "jit/kernels/gemm_blocking.h"
 #include "jit/kernels/gemm_few_rows.h"
@@ -96,12 +97,7 @@ struct GemmIsa {
 std::atomic<GemmVariant> forced_variant{GemmVariant::Best};
 
 GemmVariant best_variant() {
-  static const GemmVariant best = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")
-                                      ? GemmVariant::Avx512
-                                  : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                                      ? GemmVariant::Avx2
-                                      : GemmVariant::Baseline;
-  return best;
+  return cpu_has_avx512f_fma() ? GemmVariant::Avx512 : cpu_has_avx2_fma() ? GemmVariant::Avx2 : GemmVariant::Baseline;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "jit/kernels/cpu_features.h"
+
 namespace kiln::jit::kernels {
 namespace {
 
@@ -57,14 +59,6 @@ constexpr bool forms_in_enum_order() {
 static_assert(forms_in_enum_order(), "kForms is indexed by MathFn");
 
 const Forms& forms(MathFn f) { return kForms[static_cast<int>(f)]; }
-
-bool cpu_has_avx2_fma() {
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return has;
-}
 
 std::atomic<bool>& enabled() {
   static std::atomic<bool> on{cpu_has_avx2_fma()};

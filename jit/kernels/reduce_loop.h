@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "jit/kernels/cpu_features.h"
 #include "jit/kernels/dtype_dispatch.h"
 #include "jit/kernels/kernel.h"
 #include "jit/kernels/parallel.h"
@@ -143,8 +144,7 @@ void run_reduction(const KernelCall& call) {
             // the sum over a batch's rows): a stride the compiler knows lets
             // it vectorize across the block.
             if (in_stride == static_cast<std::int64_t>(sizeof(T))) {
-              static const bool avx2 = __builtin_cpu_supports("avx2");
-              if (avx2) fold_rows_avx2<R, T>(acc, in, m, positions, reduced_stride);
+              if (cpu_has_avx2_fma()) fold_rows_avx2<R, T>(acc, in, m, positions, reduced_stride);
               else fold_rows<R, T>(acc, in, m, positions, reduced_stride);
             } else {
               for (std::int64_t p = 0; p < positions; ++p)
