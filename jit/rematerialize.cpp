@@ -10,10 +10,10 @@ namespace kiln::jit {
 // deterministic, so a value first made on tier 0 comes back bit for bit;
 // one made by a fused tier-1 kernel comes back within tier 1's tolerance
 // of it (the two tiers' differential tests bound that).
-void rematerialize(trace::Storage& target, const trace::Recipe& recipe,
+void rematerialize(trace::Storage& target, std::span<const trace::Node> nodes,
                    std::vector<std::shared_ptr<trace::Storage>>& inputs) {
   trace::Segment segment;
-  segment.nodes = recipe.nodes;
+  segment.nodes.assign(nodes.begin(), nodes.end());
   segment.values.reserve(inputs.size() + 1);
   for (std::shared_ptr<trace::Storage>& input : inputs) segment.values.push_back({input, false, false});
   // Not owned here: the caller holds the target, pinned, until this returns.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "trace/recipe.h"
@@ -11,9 +12,9 @@
 
 namespace kiln::jit {
 
-/// Writes `target` by running `recipe`'s nodes over `inputs` (its recipe's
-/// inputs, in order). Pinning an evicted input recomputes it first.
-void rematerialize(trace::Storage& target, const trace::Recipe& recipe,
+/// Writes `target` by running `nodes` over `inputs` (trace::Rematerializer).
+/// Pinning an evicted input recomputes it first.
+void rematerialize(trace::Storage& target, std::span<const trace::Node> nodes,
                    std::vector<std::shared_ptr<trace::Storage>>& inputs);
 
 }  // namespace kiln::jit

@@ -110,10 +110,14 @@ void after_write(const Segment& segment, RecipeRules& rules, std::uint32_t index
 /// (values made while a budget was set keep theirs).
 void forget_overwritten(const Segment& segment, const Node& node);
 
-/// Runs a recipe: writes `target` (being recomputed by the calling thread)
-/// from the recipe's inputs. Implemented by jit/ (rematerialize.cpp), which
-/// registers it; trace/ never includes jit/.
-using Rematerializer = void (*)(Storage& target, const Recipe& recipe, std::vector<std::shared_ptr<Storage>>& inputs);
+/// Recomputes a value: writes `target` (being recomputed by the calling
+/// thread) by running `nodes`, whose tensor operands index `inputs`, the
+/// target being inputs.size() (a recipe's nodes, and before them those of
+/// producers made in the target's memory: Storage::recomputation).
+/// Implemented by jit/ (rematerialize.cpp), which registers it; trace/
+/// never includes jit/.
+using Rematerializer = void (*)(Storage& target, std::span<const Node> nodes,
+                                std::vector<std::shared_ptr<Storage>>& inputs);
 void set_rematerializer(Rematerializer fn);
 
 }  // namespace kiln::trace

@@ -232,9 +232,10 @@ void Storage::add_dependent(const std::shared_ptr<Storage>& reader) {
 }
 
 // Under the lock.
-bool Storage::has_evicted_reader(bool held_only) const {
+bool Storage::has_evicted_reader(bool held_only, std::span<const Storage* const> besides) const {
   for (const Dependent& d : dependents_) {
     if (d.weak.expired() || !d.raw->reads(this)) continue;
+    if (std::find(besides.begin(), besides.end(), d.raw) != besides.end()) continue;
     if (held_only && d.raw->dead_.load(std::memory_order_relaxed)) continue;
     const std::uint8_t state = d.raw->state_.load();
     if (state == kEvicted || state == kRecomputing) return true;
@@ -303,7 +304,8 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
   state_.store(kRecomputing);
   recomputer_ = std::this_thread::get_id();
   std::vector<std::shared_ptr<Storage>> inputs;
-  for (const Recipe::Input& in : recipe_->inputs) inputs.push_back(in.held.shared());  // evicted: all held
+  std::vector<const Storage*> made_in_place;
+  const std::vector<Node> nodes = recomputation(inputs, made_in_place);
   // The recipe stays: only a write into this storage drops it, and a
   // writer pins first, so it waits for this recomputation.
   const Recipe& recipe = *recipe_;
@@ -317,7 +319,7 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
   const bool outermost = t_nested++ == 0;
   std::exception_ptr failure;
   try {
-    rematerialize(*this, recipe, inputs);
+    rematerialize(*this, nodes, inputs);
   } catch (...) {
     failure = std::current_exception();
   }
@@ -345,10 +347,12 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
     // again at once, unless another evicted value is still to be made from
     // them or a node about to run reads them (awaited): kept, they would
     // push out values the program reads (just used, DTR would score them as
-    // worth keeping).
+    // worth keeping). Producers made in this value's memory stay evicted,
+    // and do not count: made in their own, they would have gone already.
     for (const std::shared_ptr<Storage>& in : inputs)
       if (in->dead_.load(std::memory_order_relaxed) && in->state_.load() == kResident && in->block_.ptr &&
-          in->pins_.load() == 0 && in->awaited_.load(std::memory_order_relaxed) == 0 && !in->has_evicted_reader())
+          in->pins_.load() == 0 && in->awaited_.load(std::memory_order_relaxed) == 0 &&
+          !in->has_evicted_reader(false, made_in_place))
         memory::evict_now(*in, evicted);
   }
   recomputed().notify_all();

@@ -33,6 +33,7 @@
 namespace kiln::trace {
 
 class TraceBuffer;
+struct Node;
 struct Recipe;
 /// Deletes a Recipe where its type is complete (trace/recipe.cpp), so that
 /// this header need not include it (recipe.h includes segment.h, which
@@ -222,8 +223,17 @@ class Storage final : public memory::Resident {
   bool hold_leaves();
   bool reads(const Storage* input) const;
   // Is a value evicted, or being recomputed, from this one? `held_only`:
-  // one the program still holds (not dead).
-  bool has_evicted_reader(bool held_only = false) const;
+  // one the program still holds (not dead); those in `besides` do not count.
+  bool has_evicted_reader(bool held_only = false, std::span<const Storage* const> besides = {}) const;
+  // Under the lock: the nodes recompute() runs, their operands numbered
+  // over `inputs` (filled: the storages they read), this value last; the
+  // evicted producers they make in this value's memory go to
+  // `made_in_place` (trace/storage_recompute.cpp).
+  std::vector<Node> recomputation(std::vector<std::shared_ptr<Storage>>& inputs,
+                                  std::vector<const Storage*>& made_in_place) const;
+  // Under the lock: evicted, dead and recomputable, and no evicted value but
+  // `reader` (being recomputed) and those in `besides` is made from it.
+  bool made_only_for(const Storage& reader, std::span<const Storage* const> besides) const;
   // What dropping the recipes made from this storage's bytes would do:
   // `lose` values nothing but recipes wants, `strip` resident values that
   // keep their bytes but could no longer be evicted.

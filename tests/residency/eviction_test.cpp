@@ -126,7 +126,8 @@ TEST_F(Eviction, RandomValuesComeBackBitForBit) {
 
 // y is made in the memory of the input that dies at its node (x * 0.5 + 1),
 // which had been made in that of x * 0.5: both are evicted values now, and
-// y comes back through them.
+// y comes back through them, each made in y's memory again: one
+// recomputation, one buffer.
 TEST_F(Eviction, AValueMadeInTheMemoryOfADyingInputComesBackThroughIt) {
   kiln::set_eviction_policy("lru");
   kiln::manual_seed(8);
@@ -142,9 +143,31 @@ TEST_F(Eviction, AValueMadeInTheMemoryOfADyingInputComesBackThroughIt) {
     pressure.push_back(x + i);  // 1 MiB each: the third evicts y, the least recently used
     kiln::sync();
   }
+  const kiln::Stats before = kiln::stats();
+  EXPECT_EQ(y.to_vector<float>(), expected);
+  EXPECT_EQ(kiln::stats().recomputes, before.recomputes + 1) << "y alone: its producers are made in its memory";
+  EXPECT_EQ(kiln::stats().evictions, before.evictions + 1) << "room for y, the producers need none";
+}
+
+// y = x * 0.5 + z, made in the memory of x * 0.5, which dies at its node;
+// z = exp(x) is evicted too when y is read: the add must first make z, and
+// it does so before taking y's memory, so x * 0.5 is made in memory of its
+// own, as before y took it: three recomputations.
+TEST_F(Eviction, AProducerReadBesideAnEvictedOperandComesBackInItsOwnMemory) {
+  kiln::manual_seed(9);
+  const Tensor x = kiln::randn({512, 512});
+  const std::vector<float> expected = (x * 0.5 + x.exp()).to_vector<float>();
+  budget_above_live(3 * kMiB + 4096);
+  const Tensor z = x.exp();
+  const Tensor y = x * 0.5 + z;
+  kiln::sync();
+  {
+    const Tensor pressure = kiln::randn({1536, 512});  // 3 MiB, never evicted: z and y must both go
+    pressure.data_ptr<float>();
+  }
   const std::uint64_t recomputes = kiln::stats().recomputes;
   EXPECT_EQ(y.to_vector<float>(), expected);
-  EXPECT_EQ(kiln::stats().recomputes, recomputes + 3) << "y, and the two values whose memory it took";
+  EXPECT_EQ(kiln::stats().recomputes, recomputes + 3) << "y, z, and x * 0.5 in memory of its own";
 }
 
 TEST_F(Eviction, AValueWhoseDataPtrWasHandedOutIsNeverEvicted) {
