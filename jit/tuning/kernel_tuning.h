@@ -16,10 +16,12 @@
 namespace kiln::jit::tuning {
 
 /// The database key of a kernel, by form, element type (its first input's),
-/// kernel threads and bucketed extents:
-///   sum/f32/t2/16777216             a partial kernel whose reductions are all sums, by elements;
-///   row_reduce/f32/l3/t2/4096x1024  a row kernel, by its loops per row (softmax: 3), rows and row length;
-///   elementwise/f32/t2/16777216     a kernel without reductions, by elements.
+/// kernel threads and bucketed extents, and for a row kernel what it
+/// computes (its instructions' ops joined by '.'):
+///   sum/f32/t2/16777216          a partial kernel whose reductions are all sums, by elements;
+///   row_reduce/f32/amax.sub.exp.sum.reciprocal.mul/t2/4096x1024
+///                                a row kernel (softmax), by rows and row length;
+///   elementwise/f32/t2/16777216  a kernel without reductions, by elements.
 /// "" for a kernel the family does not tune: no float32/float64 first input, or
 /// a partial kernel with a reduction other than sum.
 std::string kernel_key(const KernelSpec& spec);

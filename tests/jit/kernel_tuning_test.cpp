@@ -33,9 +33,10 @@ std::string threads() { return std::string("t").append(std::to_string(num_thread
 
 KernelSpec target(const char* name, std::vector<std::int64_t> shape) { return fused_kernel_spec(name, shape); }
 
-TEST_F(KernelTuning, KeysNameFormTypeThreadsAndBucket) {
+TEST_F(KernelTuning, KeysNameFormTypeThreadsAndBucketAndARowKernelsOps) {
   EXPECT_EQ(kernel_key(target("sum", {16777216})), "sum/f32/" + threads() + "/16777216");
-  EXPECT_EQ(kernel_key(target("softmax", {4096, 1024})), "row_reduce/f32/l3/" + threads() + "/4096x1024");
+  EXPECT_EQ(kernel_key(target("softmax", {4096, 1024})),
+            "row_reduce/f32/amax.sub.exp.sum.reciprocal.mul/" + threads() + "/4096x1024");
   EXPECT_EQ(kernel_key(target("exp", {1000})), "elementwise/f32/" + threads() + "/1024");
   EXPECT_EQ(kernel_key(target("softmax", {4000, 1000})), kernel_key(target("softmax", {4096, 1024})));
   KernelSpec ints = target("sum", {100});
@@ -133,6 +134,24 @@ TEST_F(KernelTuning, TheLookupUsesAStoredEntryInsideTheSpace) {
   EXPECT_FALSE(tuned_knobs(spec));
 }
 
+// A row kernel of softmax's form and shape that computes something else
+// (tanh where softmax has exp: three loops over each row all the same) has
+// a key of its own, so knobs tuned for softmax are not applied to it.
+TEST_F(KernelTuning, AnotherRowKernelOfSoftmaxsShapeDoesNotTakeItsKnobs) {
+  const KernelSpec softmax = target("softmax", {64, 256});
+  KernelSpec other = softmax;
+  ASSERT_EQ(other.instrs[2].op, kiln::trace::OpId::Exp);
+  other.instrs[2].op = kiln::trace::OpId::Tanh;
+  EXPECT_NE(kernel_key(other), kernel_key(softmax));
+  kiln::autotune::Config config;
+  const kiln::autotune::ConfigSpace space = kernel_space(softmax);
+  for (const kiln::autotune::Knob& knob : space.knobs()) config[knob.name] = knob.values.back();
+  tuning_db()->store(kernel_key(softmax), {.config = config, .seconds = 1e-3, .default_seconds = 2e-3});
+  bump_tuning_generation();
+  EXPECT_TRUE(tuned_knobs(softmax));
+  EXPECT_FALSE(tuned_knobs(other));
+}
+
 TEST_F(KernelTuning, LaunchKnobsKeepTheKey) {
   KernelSpec spec = target("sum", {1000});
   const std::uint64_t untuned = spec.key();
@@ -148,7 +167,7 @@ TEST_F(KernelTuning, ARunStoresAWinnerTheLookupReturns) {
   options.budget_seconds = 2;
   const kiln::tune::Result r = kiln::tune::run(kiln::tune::parse_target("softmax", "32x256"), options);
   EXPECT_TRUE(r.stored);
-  EXPECT_EQ(r.key, "row_reduce/f32/l3/" + threads() + "/32x256");
+  EXPECT_EQ(r.key, "row_reduce/f32/amax.sub.exp.sum.reciprocal.mul/" + threads() + "/32x256");
   EXPECT_GT(r.tuned_ms, 0);
   EXPECT_GT(r.gbytes_per_second, 0);
   EXPECT_EQ(r.gflops, 0);
