@@ -18,7 +18,6 @@
 // elements, so the value comes back with the same bits (docs/DESIGN.md,
 // "Producers made in the value's memory", has the numbers).
 #include <algorithm>
-#include <limits>
 
 #include "trace/recipe.h"
 #include "trace/segment.h"
