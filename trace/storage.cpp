@@ -304,8 +304,8 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
   state_.store(kRecomputing);
   recomputer_ = std::this_thread::get_id();
   std::vector<std::shared_ptr<Storage>> inputs;
-  std::vector<const Storage*> made_in_place;
-  const std::vector<Node> nodes = recomputation(inputs, made_in_place);
+  std::vector<const Storage*> made_here;
+  const std::vector<Node> nodes = recomputation(inputs, made_here);
   // The recipe stays: only a write into this storage drops it, and a
   // writer pins first, so it waits for this recomputation.
   const Recipe& recipe = *recipe_;
@@ -352,7 +352,7 @@ void Storage::recompute(std::unique_lock<std::mutex>& lock) {
     for (const std::shared_ptr<Storage>& in : inputs)
       if (in->dead_.load(std::memory_order_relaxed) && in->state_.load() == kResident && in->block_.ptr &&
           in->pins_.load() == 0 && in->awaited_.load(std::memory_order_relaxed) == 0 &&
-          !in->has_evicted_reader(false, made_in_place))
+          !in->has_evicted_reader(false, made_here))
         memory::evict_now(*in, evicted);
   }
   recomputed().notify_all();

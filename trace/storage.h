@@ -226,14 +226,11 @@ class Storage final : public memory::Resident {
   // one the program still holds (not dead); those in `besides` do not count.
   bool has_evicted_reader(bool held_only = false, std::span<const Storage* const> besides = {}) const;
   // Under the lock: the nodes recompute() runs, their operands numbered
-  // over `inputs` (filled: the storages they read), this value last; the
-  // evicted producers they make in this value's memory go to
-  // `made_in_place` (trace/storage_recompute.cpp).
+  // over `inputs` (filled: the storages they read), this value last;
+  // `made_here` gets this value and the evicted producers the nodes make in
+  // its memory (trace/storage_recompute.cpp).
   std::vector<Node> recomputation(std::vector<std::shared_ptr<Storage>>& inputs,
-                                  std::vector<const Storage*>& made_in_place) const;
-  // Under the lock: evicted, dead and recomputable, and no evicted value but
-  // `reader` (being recomputed) and those in `besides` is made from it.
-  bool made_only_for(const Storage& reader, std::span<const Storage* const> besides) const;
+                                  std::vector<const Storage*>& made_here) const;
   // What dropping the recipes made from this storage's bytes would do:
   // `lose` values nothing but recipes wants, `strip` resident values that
   // keep their bytes but could no longer be evicted.

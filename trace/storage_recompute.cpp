@@ -17,8 +17,6 @@
 // not three). The same kernels run in the same order on the same
 // elements, so the value comes back with the same bits (docs/DESIGN.md,
 // "Producers made in the value's memory", has the numbers).
-#include <algorithm>
-
 #include "trace/recipe.h"
 #include "trace/segment.h"
 #include "trace/storage.h"
@@ -47,19 +45,15 @@ void renumber(Node& node, F&& to) {
 
 }  // namespace
 
-bool Storage::made_only_for(const Storage& reader, std::span<const Storage* const> besides) const {
-  if (state_.load() != kEvicted || !dead_.load(std::memory_order_relaxed) || !recipe_ || recipe_problem()) return false;
-  for (const Dependent& d : dependents_) {
-    if (d.raw == &reader || d.weak.expired() || !d.raw->reads(this)) continue;
-    if (std::find(besides.begin(), besides.end(), d.raw) != besides.end()) continue;
-    const std::uint8_t state = d.raw->state_.load();
-    if (state == kEvicted || state == kRecomputing) return false;
-  }
-  return true;
-}
-
 std::vector<Node> Storage::recomputation(std::vector<std::shared_ptr<Storage>>& inputs,
-                                         std::vector<const Storage*>& made_in_place) const {
+                                         std::vector<const Storage*>& made_here) const {
+  made_here.push_back(this);
+  // Evicted, dead and recomputable, and no evicted value is made from it
+  // but those made here.
+  auto only_wanted_here = [&](const Storage& producer) {
+    return producer.state_.load() == kEvicted && producer.dead_.load(std::memory_order_relaxed) &&
+           producer.recipe_ && !producer.recipe_problem() && !producer.has_evicted_reader(false, made_here);
+  };
   std::vector<Node> nodes = recipe_->nodes;
   const std::uint32_t own = static_cast<std::uint32_t>(recipe_->inputs.size());
   for (const Recipe::Input& in : recipe_->inputs) inputs.push_back(in.held.shared());  // evicted: all held
@@ -71,7 +65,7 @@ std::vector<Node> Storage::recomputation(std::vector<std::shared_ptr<Storage>>& 
       const std::uint32_t v = head.in[k].value;
       if (head.in[k].is_scalar() || v == kSelf || !reads_in_place(head, k)) continue;
       const Storage& producer = *inputs[v];
-      if (producer.nbytes_ != nbytes_ || !producer.made_only_for(*this, made_in_place)) continue;
+      if (producer.nbytes_ != nbytes_ || !only_wanted_here(producer)) continue;
       // Read by no other operand: once the value's memory is written, the
       // producer's bytes are gone. And the node's other operands resident:
       // this value's memory is taken when the producer's first node runs,
@@ -92,7 +86,7 @@ std::vector<Node> Storage::recomputation(std::vector<std::shared_ptr<Storage>>& 
     if (chosen < 0) break;
     const Storage& producer = *inputs[head.in[chosen].value];
     head.in[chosen].value = kSelf;
-    made_in_place.push_back(&producer);
+    made_here.push_back(&producer);
     const std::uint32_t first = static_cast<std::uint32_t>(inputs.size());
     const std::uint32_t producer_self = static_cast<std::uint32_t>(producer.recipe_->inputs.size());
     for (const Recipe::Input& in : producer.recipe_->inputs) inputs.push_back(in.held.shared());
