@@ -9,7 +9,9 @@
 //
 // kiln's rows pack B on every call, as the peers do (the cache of packed
 // weights is off here). Run with OPENBLAS_CORETYPE unset: `OPENBLAS_CORETYPE=Haswell` (set on
-// some machines) halves OpenBLAS's sgemm here; the program warns if it is set.
+// some machines) halves OpenBLAS's sgemm here; the program warns if it is set, and
+// if OpenBLAS fell back to its generic kernels on a CPU it does not know
+// (scripts/run-benches.sh then names the core).
 #include <benchmark/benchmark.h>
 
 #include <cblas.h>
@@ -161,8 +163,11 @@ void register_all() {
 int main(int argc, char** argv) {
   if (const char* ct = std::getenv("OPENBLAS_CORETYPE")) {
     std::fprintf(stderr, "gemm_bench: warning: OPENBLAS_CORETYPE=%s is set; OpenBLAS may use slower kernels than this CPU has "
-                 "(`make bench` unsets it)\n", ct);
+                 "(`make bench` sets it only where OpenBLAS does not know the CPU)\n", ct);
     benchmark::AddCustomContext("OPENBLAS_CORETYPE", ct);
+  } else if (std::strcmp(openblas_get_corename(), "Prescott") == 0 && __builtin_cpu_supports("avx2")) {
+    std::fprintf(stderr, "gemm_bench: warning: OpenBLAS does not know this CPU's model and runs its generic Prescott "
+                 "(SSE3) kernels; `make bench` names the core of the CPU's vector ISA (OPENBLAS_CORETYPE)\n");
   }
   benchmark::AddCustomContext("openblas_corename", openblas_get_corename());
   benchmark::AddCustomContext("openblas_config", openblas_get_config());

@@ -20,7 +20,7 @@ rm -f "$out"/*.json "$out"/*.txt
 rm -rf "$out/tuning"
 
 # Peers at their best (bench/README.md, "Settings"): OpenBLAS picks its own
-# kernels (a forced CORETYPE/L2 size is removed), LibTorch's OpenMP threads
+# kernels (a forced CORETYPE/L2 size is removed; but see below), LibTorch's OpenMP threads
 # sleep when idle instead of spinning on kiln's cores, glibc keeps
 # LibTorch's large temporaries instead of unmapping them after each op, and
 # ATen uses its AVX-512 kernels where the CPU has them (it picks AVX2 else).
@@ -28,6 +28,31 @@ settings=(OMP_WAIT_POLICY=passive
           GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296)
 grep -qw avx512f /proc/cpuinfo && settings+=(ATEN_CPU_CAPABILITY=avx512)
 unset_vars=(OPENBLAS_CORETYPE OPENBLAS_L2_SIZE)
+
+# OpenBLAS (built with DYNAMIC_ARCH) picks its kernels by CPU model, and on a
+# model newer than the library it falls back to its generic Prescott (SSE3)
+# kernels: Debian 12's 0.3.21 on an Intel Xeon of model 207 (AVX-512) ran
+# sgemm 512 at 19 GFLOP/s and LibTorch's mm, which calls it, at 24, against
+# 127 and 126 with its Cooperlake kernels. Then the peers run the kernels of
+# this CPU's vector ISA, named here and in the report.
+has_flags() { for f in "$@"; do grep -qw "$f" /proc/cpuinfo || return 1; done; }
+openblas_core=$(env -u OPENBLAS_CORETYPE python3 -c '
+import ctypes
+lib = ctypes.CDLL("libopenblas.so.0")
+lib.openblas_get_corename.restype = ctypes.c_char_p
+print(lib.openblas_get_corename().decode())' 2>/dev/null || true)
+if [ "$openblas_core" = Prescott ]; then
+  forced=
+  if has_flags avx512f avx512bw avx512vl avx512dq avx512_bf16; then forced=Cooperlake
+  elif has_flags avx512f avx512bw avx512vl avx512dq; then forced=SkylakeX
+  elif has_flags avx2 fma; then forced=Haswell
+  fi
+  if [ -n "$forced" ]; then
+    echo "OpenBLAS does not know this CPU's model and runs its Prescott kernels: OPENBLAS_CORETYPE=$forced for the peers"
+    settings+=(OPENBLAS_CORETYPE="$forced")
+    unset_vars=(OPENBLAS_L2_SIZE)
+  fi
+fi
 
 {
   echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
