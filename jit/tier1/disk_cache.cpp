@@ -74,7 +74,8 @@ std::shared_ptr<const Location> location() { return location_slot().load(std::me
 // 5: amax/amin by maxnum and a NaN flag; expf's NaN through its clamps.
 // 6: expf's 2^n by vscalefps on AVX-512.
 // 7: softmax-like row buffers in the output they end in.
-constexpr int kCodegenRevision = 7;
+// 8: 512-bit vectors preferred on every AVX-512 host.
+constexpr int kCodegenRevision = 8;
 
 // Everything besides the kernel key that decides whether an object fits.
 // Kernel keys hash op ids, which are positions in trace/ops.def: the op

@@ -223,7 +223,8 @@ TEST(CodegenSession, DumpsShowLibmvecVectorization) {
     const std::string opt = stage("opt");
     EXPECT_NE(opt.find(variant), std::string::npos) << opt;
     EXPECT_NE(opt.find(vector), std::string::npos);
-    EXPECT_NE(stage("asm").find(variant), std::string::npos);
+    const std::string assembly = stage("asm");
+    EXPECT_NE(assembly.find(variant), std::string::npos) << assembly;
   }
   kiln::set_dump("");
   std::filesystem::remove_all(dir);
