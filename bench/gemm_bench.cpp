@@ -162,8 +162,9 @@ void register_all() {
 
 int main(int argc, char** argv) {
   if (const char* ct = std::getenv("OPENBLAS_CORETYPE")) {
-    std::fprintf(stderr, "gemm_bench: warning: OPENBLAS_CORETYPE=%s is set; OpenBLAS may use slower kernels than this CPU has "
-                 "(`make bench` sets it only where OpenBLAS does not know the CPU)\n", ct);
+    std::fprintf(stderr, "gemm_bench: OPENBLAS_CORETYPE=%s is set: OpenBLAS runs that core's kernels (openblas_corename "
+                 "below), slower ones if the core is older than this CPU; `make bench` sets it only where OpenBLAS "
+                 "does not know the CPU's model\n", ct);
     benchmark::AddCustomContext("OPENBLAS_CORETYPE", ct);
   } else if (std::strcmp(openblas_get_corename(), "Prescott") == 0 && __builtin_cpu_supports("avx2")) {
     std::fprintf(stderr, "gemm_bench: warning: OpenBLAS does not know this CPU's model and runs its generic Prescott "
