@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <vector>
 
 namespace kiln::tools {
@@ -14,10 +15,12 @@ enum : int { kRowMajor = 101, kNoTrans = 111, kTrans = 112 };
 using Sgemm = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
                        int);
 using SetThreads = void (*)(int);
+using CoreName = char* (*)();
 
 struct OpenBlas {
   Sgemm sgemm = nullptr;
   SetThreads set_threads = nullptr;
+  CoreName core_name = nullptr;
 };
 
 const OpenBlas& openblas() {
@@ -26,6 +29,7 @@ const OpenBlas& openblas() {
     if (void* h = ::dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL)) {
       l.sgemm = reinterpret_cast<Sgemm>(::dlsym(h, "cblas_sgemm"));
       l.set_threads = reinterpret_cast<SetThreads>(::dlsym(h, "openblas_set_num_threads"));
+      l.core_name = reinterpret_cast<CoreName>(::dlsym(h, "openblas_get_corename"));
     }
     return l;
   }();
@@ -57,6 +61,12 @@ std::optional<double> openblas_ms(const kiln::tune::Target& target, int threads)
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
+}
+
+std::string openblas_core() {
+  const OpenBlas& lib = openblas();
+  const char* name = lib.core_name ? lib.core_name() : nullptr;
+  return name ? name : "";
 }
 
 }  // namespace kiln::tools

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include <kiln/tune.h>
 
@@ -12,5 +13,12 @@ namespace kiln::tools {
 /// Median time in ms of OpenBLAS's sgemm for `target` on `threads` threads,
 /// or nothing when libopenblas.so.0 is not installed or the target is not a GEMM.
 std::optional<double> openblas_ms(const kiln::tune::Target& target, int threads);
+
+/// The kernels OpenBLAS runs ("SkylakeX", "Haswell"; OPENBLAS_CORETYPE
+/// forces one), empty when it is not installed. On a CPU model newer than
+/// the library it is "Prescott", its generic SSE3 fallback: OpenBLAS 0.3.21
+/// on an Intel Xeon of model 207 (AVX-512) ran sgemm 6x slower than with
+/// its Cooperlake kernels, and the OPENBLAS column would say so.
+std::string openblas_core();
 
 }  // namespace kiln::tools

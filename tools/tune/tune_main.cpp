@@ -42,7 +42,8 @@ const char* kUsage =
     "  --budget SECONDS  search time per kernel (default $KILN_TUNE_BUDGET, else 20); the best found in it is kept\n"
     "  --threads N       kernel threads to tune for (default: every core); tuned configs are per thread count\n"
     "  --json            results as JSON on stdout\n"
-    "  Where OpenBLAS is installed (libopenblas.so.0), its sgemm is timed on each shape too (OPENBLAS column).\n"
+    "  Where OpenBLAS is installed (libopenblas.so.0), its sgemm is timed on each shape too (OPENBLAS column;\n"
+    "                    the table names the kernels OpenBLAS ran, which OPENBLAS_CORETYPE can choose).\n"
     "  --db PATH         the database (default $KILN_TUNING_DB, else tuning.json in the kernel cache directory)\n"
     "  Ctrl-C stops the search under way; nothing of it is stored and the database stays valid.\n";
 
@@ -99,6 +100,13 @@ void print_table(const std::vector<Row>& rows) {
   const bool peer_rows = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.peer_ms.has_value(); });
   if (gemm_rows && !peer_rows)
     std::cout << "(OPENBLAS: libopenblas.so.0 is not installed; VS BLAS > 1: kiln is faster)\n";
+  if (!peer_rows) return;
+  const std::string core = kiln::tools::openblas_core();
+  std::cout << "(OPENBLAS: cblas_sgemm of libopenblas.so.0, " << (core.empty() ? "core unknown" : core + " kernels")
+            << "; VS BLAS > 1: kiln is faster)\n";
+  if (core == "Prescott" && __builtin_cpu_supports("avx2"))
+    std::cout << "(OpenBLAS does not know this CPU's model and runs its generic SSE3 kernels: set OPENBLAS_CORETYPE "
+                 "to the core of its vector ISA, e.g. Cooperlake, SkylakeX or Haswell, for a fair column)\n";
 }
 
 void print_json(const std::vector<Row>& rows) {
