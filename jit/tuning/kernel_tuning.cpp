@@ -37,7 +37,10 @@ const char* element_text(const KernelSpec& spec) {
 // `sum N` and `exp N` targets tune every kernel of theirs.
 std::string ops_text(const KernelSpec& spec) {
   std::string out;
-  for (const KernelInstr& instr : spec.instrs) (out.empty() ? out : out += '.') += trace::name(instr.op);
+  for (const KernelInstr& instr : spec.instrs) {
+    if (!out.empty()) out += '.';
+    out += trace::name(instr.op);
+  }
   return out;
 }
 

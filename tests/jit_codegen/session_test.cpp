@@ -220,9 +220,10 @@ TEST(CodegenSession, DumpsShowLibmvecVectorization) {
     auto stage = [&](const char* name) { return read_file(dir / ("kiln_" + std::string(hex) + "_" + name + ".txt")); };
     EXPECT_NE(stage("spec").find("gelu"), std::string::npos);
     EXPECT_NE(stage("ir").find("call float @tanhf"), std::string::npos);
+    // A call, not the name: every variant is declared (and listed as used)
+    // whichever width the vectorizer took.
     const std::string opt = stage("opt");
-    EXPECT_NE(opt.find(variant), std::string::npos) << opt;
-    EXPECT_NE(opt.find(vector), std::string::npos);
+    EXPECT_NE(opt.find("call " + vector + " @" + variant + "("), std::string::npos) << opt;
     const std::string assembly = stage("asm");
     EXPECT_NE(assembly.find(variant), std::string::npos) << assembly;
   }
