@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/nn/nn_helpers.h"
@@ -28,13 +30,13 @@ struct Window {
   }
 };
 
-// unfold by definition: column (c*kh*kw + i*kw + j, oy*ow + ox) reads
-// x[n][c][oy*sh - ph + i*dh][ox*sw - pw + j*dw], zero outside.
-std::vector<double> unfold_loop(const std::vector<double>& x, std::int64_t n, std::int64_t c, std::int64_t h,
-                                std::int64_t w, const Window& win) {
+// fn(column index, image index) for each element a window reads inside
+// the image of [n, c, h, w]: column (c*kh*kw + i*kw + j, oy*ow + ox) reads
+// x[n][c][oy*sh - ph + i*dh][ox*sw - pw + j*dw]; kernel offsets in order.
+template <class Fn>
+void for_each_read(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, const Window& win, Fn&& fn) {
   const std::int64_t oh = win.out(h, win.kh, win.sh, win.ph, win.dh), ow = win.out(w, win.kw, win.sw, win.pw, win.dw);
   const std::int64_t rows = c * win.kh * win.kw, l = oh * ow;
-  std::vector<double> out(static_cast<std::size_t>(n * rows * l), 0.0);
   for (std::int64_t b = 0; b < n; ++b)
     for (std::int64_t ch = 0; ch < c; ++ch)
       for (std::int64_t i = 0; i < win.kh; ++i)
@@ -43,10 +45,28 @@ std::vector<double> unfold_loop(const std::vector<double>& x, std::int64_t n, st
             for (std::int64_t ox = 0; ox < ow; ++ox) {
               const std::int64_t y = oy * win.sh - win.ph + i * win.dh, xx = ox * win.sw - win.pw + j * win.dw;
               if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
-              out[static_cast<std::size_t>((b * rows + (ch * win.kh + i) * win.kw + j) * l + oy * ow + ox)] =
-                  x[static_cast<std::size_t>(((b * c + ch) * h + y) * w + xx)];
+              fn(static_cast<std::size_t>((b * rows + (ch * win.kh + i) * win.kw + j) * l + oy * ow + ox),
+                 static_cast<std::size_t>(((b * c + ch) * h + y) * w + xx));
             }
+}
+
+// unfold by definition, zero outside the image.
+std::vector<double> unfold_loop(const std::vector<double>& x, std::int64_t n, std::int64_t c, std::int64_t h,
+                                std::int64_t w, const Window& win) {
+  const std::int64_t oh = win.out(h, win.kh, win.sh, win.ph, win.dh), ow = win.out(w, win.kw, win.sw, win.pw, win.dw);
+  std::vector<double> out(static_cast<std::size_t>(n * c * win.kh * win.kw * oh * ow), 0.0);
+  for_each_read(n, c, h, w, win, [&](std::size_t column, std::size_t image) { out[column] = x[image]; });
   return out;
+}
+
+// fold by definition in float: each image element adds the windows
+// reading it in the order of their kernel offsets, as col2im does.
+std::vector<double> fold_loop(const std::vector<double>& cols, std::int64_t n, std::int64_t c, std::int64_t h,
+                              std::int64_t w, const Window& win) {
+  std::vector<float> out(static_cast<std::size_t>(n * c * h * w), 0.0f);
+  for_each_read(n, c, h, w, win,
+                [&](std::size_t column, std::size_t image) { out[image] += static_cast<float>(cols[column]); });
+  return {out.begin(), out.end()};
 }
 
 const std::vector<Window> kWindows = {
@@ -55,25 +75,38 @@ const std::vector<Window> kWindows = {
     {2, 3, 2, 1, 1, 0, 1, 2},  // stride, padding and dilation on different dims
     {5, 5, 1, 1, 0, 0, 1, 1},  // LeNet's
     {1, 1, 3, 2, 0, 0, 1, 1},  // 1x1 windows that skip elements
+    {2, 2, 2, 2, 0, 0, 1, 1},  // a 2x2 pooling's
+    {3, 3, 2, 2, 1, 1, 1, 1},  // overlapping windows two apart, padded
 };
 
+// Image sizes: rows of windows shorter than 16, and longer (over one, two
+// and three vectors of 16 floats).
+const std::vector<std::pair<std::int64_t, std::int64_t>> kSizes = {{7, 9}, {5, 37}, {6, 18}};
+
+std::string describe(const Window& win, std::int64_t h, std::int64_t w) {
+  return (testing::Message() << "kernel " << win.kh << "x" << win.kw << " stride " << win.sh << "," << win.sw
+                             << " padding " << win.ph << "," << win.pw << " dilation " << win.dh << "," << win.dw
+                             << " image " << h << "x" << w)
+      .GetString();
+}
+
 TEST(Unfold, MatchesALoopOverWindowsForEveryWindowAndDtype) {
-  const std::int64_t n = 2, c = 3, h = 7, w = 9;
-  for (const Window& win : kWindows) {
-    SCOPED_TRACE(testing::Message() << "kernel " << win.kh << "x" << win.kw << " stride " << win.sh << "," << win.sw
-                                    << " padding " << win.ph << "," << win.pw << " dilation " << win.dh << "," << win.dw);
-    const torch::Tensor x = torch::randn({n, c, h, w}, torch::kFloat64);
-    const std::vector<double> want = unfold_loop(knn::values(x), n, c, h, w, win);
-    knn::expect_near(knn::values(F::unfold(x, win.unfold())), want, 0);
-    // A strided view (the input's last two dims stored transposed), and float32.
-    const torch::Tensor strided = x.transpose(2, 3).contiguous().transpose(2, 3);
-    knn::expect_near(knn::values(F::unfold(strided, win.unfold())), want, 0);
-    const torch::Tensor x32 = x.to(torch::kFloat32);
-    knn::expect_near(knn::values(F::unfold(x32, win.unfold())), unfold_loop(knn::values(x32), n, c, h, w, win), 0);
-    const torch::Tensor ints = torch::arange(n * c * h * w).reshape({n, c, h, w});
-    knn::expect_near(knn::values(F::unfold(ints, win.unfold())), unfold_loop(knn::values(ints), n, c, h, w, win), 0);
-    EXPECT_EQ(F::unfold(ints, win.unfold()).dtype(), torch::kInt64);
-  }
+  const std::int64_t n = 2, c = 3;
+  for (const auto& [h, w] : kSizes)
+    for (const Window& win : kWindows) {
+      SCOPED_TRACE(describe(win, h, w));
+      const torch::Tensor x = torch::randn({n, c, h, w}, torch::kFloat64);
+      const std::vector<double> want = unfold_loop(knn::values(x), n, c, h, w, win);
+      knn::expect_near(knn::values(F::unfold(x, win.unfold())), want, 0);
+      // A strided view (the input's last two dims stored transposed), and float32.
+      const torch::Tensor strided = x.transpose(2, 3).contiguous().transpose(2, 3);
+      knn::expect_near(knn::values(F::unfold(strided, win.unfold())), want, 0);
+      const torch::Tensor x32 = x.to(torch::kFloat32);
+      knn::expect_near(knn::values(F::unfold(x32, win.unfold())), unfold_loop(knn::values(x32), n, c, h, w, win), 0);
+      const torch::Tensor ints = torch::arange(n * c * h * w).reshape({n, c, h, w});
+      knn::expect_near(knn::values(F::unfold(ints, win.unfold())), unfold_loop(knn::values(ints), n, c, h, w, win), 0);
+      EXPECT_EQ(F::unfold(ints, win.unfold()).dtype(), torch::kInt64);
+    }
 }
 
 TEST(Fold, IsUnfoldsAdjointAndCountsTheWindowsOverEachElement) {
@@ -101,6 +134,20 @@ TEST(Fold, IsUnfoldsAdjointAndCountsTheWindowsOverEachElement) {
           }
     knn::expect_near(counts, want, 0);
   }
+}
+
+TEST(Fold, MatchesALoopAddingTheWindowsInOrderInFloat32) {
+  const std::int64_t n = 2, c = 3;
+  for (const auto& [h, w] : kSizes)
+    for (const Window& win : kWindows) {
+      SCOPED_TRACE(describe(win, h, w));
+      const torch::Tensor cols = F::unfold(torch::randn({n, c, h, w}), win.unfold());
+      const torch::Tensor y = torch::randn(cols.sizes());
+      const std::vector<double> want = fold_loop(knn::values(y), n, c, h, w, win);
+      knn::expect_near(knn::values(F::fold(y, win.fold(h, w))), want, 0);
+      const torch::Tensor strided = y.transpose(1, 2).contiguous().transpose(1, 2);
+      knn::expect_near(knn::values(F::fold(strided, win.fold(h, w))), want, 0);
+    }
 }
 
 TEST(Fold, Conv2dThroughUnfoldMatchesALoop) {
