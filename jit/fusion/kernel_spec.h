@@ -4,8 +4,10 @@
 //
 // Three forms share it (see KernelSpec::row_dims):
 //   elementwise  no reduction; [begin, end) ranges over all elements;
-//   row          reductions over the trailing dims; [begin, end) ranges over
-//                rows, each row runs in phases (jit/fusion/kernel_phases.h);
+//   row          reductions over dims that include the last; the kept dims
+//                come first (row_dims of them), the reduced ones after;
+//                [begin, end) ranges over rows, each row runs in phases
+//                (jit/fusion/kernel_phases.h);
 //   partial      reductions over every dim (row_dims = 0); [begin, end)
 //                ranges over elements and each reduction's output receives
 //                the accumulator of that range (a partial result), which

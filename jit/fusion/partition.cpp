@@ -41,9 +41,8 @@ class GroupBuilder {
     int depth = 0;
     if (reduction) {
       if (!space.is_full(node.in[0].geo.shape())) return false;
-      const std::optional<int> rows = space.rows_for(node.attrs.i[0]);
-      if (!rows || overwrites_input_) return false;
-      space.set_row_dims(*rows);
+      if (!space.rows_for(node.attrs.i[0]) || overwrites_input_) return false;
+      space.reduce_over(node.attrs.i[0]);
     } else if (!space.is_full(node.out.geo.shape()) && !(space.row_dims() > 0 && space.is_row_shaped(node.out.geo))) {
       return false;  // row-level nodes need rows: a partial kernel has none
     }
@@ -82,7 +81,7 @@ class GroupBuilder {
     const Node& node = seg_.nodes[i];
     const bool reduction = is_reduction(node.op);
     if (empty()) space_ = IterationSpace(reduction ? node.in[0].geo : node.out.geo);
-    if (reduction) space_.set_row_dims(*space_.rows_for(node.attrs.i[0]));
+    if (reduction) space_.reduce_over(node.attrs.i[0]);
     group_.nodes.push_back(i);
     KernelInstr instr;
     instr.op = node.op;

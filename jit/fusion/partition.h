@@ -4,13 +4,13 @@
 // segment with the same key.
 //
 // A group is a run of consecutive needed nodes: elementwise ops over one
-// shape, reductions of values of that shape over its trailing dims (all of
-// them reducing the same dims), and elementwise ops at the reduced shape;
-// the values it computes are read back with the layout they were written
-// with (reduced values: broadcast along the reduced dims, with or without
-// keepdim). Reductions over every dim make a partial kernel, whose results
-// nothing in the group may read. Reductions over other dims, matmul and
-// indexing stay on tier 0.
+// shape, reductions of values of that shape over dims that include its
+// last (all of them reducing the same dims), and elementwise ops at the
+// reduced shape; the values it computes are read back with the layout they
+// were written with (reduced values: broadcast along the reduced dims,
+// with or without keepdim). Reductions over every dim make a partial
+// kernel, whose results nothing in the group may read. Reductions that
+// keep the last dim, matmul and indexing stay on tier 0.
 #pragma once
 
 #include <cstdint>

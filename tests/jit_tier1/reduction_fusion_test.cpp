@@ -1,8 +1,8 @@
 // Reductions on tier 1: every reduction op and dtype, alone and fused with
-// producers and consumers, over trailing dims (row kernels) and over every
-// dim (partial kernels), against tier 0 and a plain reference. Each fused
-// case also asserts that the whole segment became ONE kernel, so the test
-// fails if fusion silently stops.
+// producers and consumers, over dims that include the last (row kernels)
+// and over every dim (partial kernels), against tier 0 and a plain
+// reference. Each fused case also asserts that the whole segment became ONE
+// kernel, so the test fails if fusion silently stops.
 //
 // Tolerances: exact for integer and bool results; floating results within
 // 1e-5 relative (tiers::agree), sums of float32 over 200k elements within
@@ -135,7 +135,7 @@ TEST(RowReduction, StridedAndBroadcastInputs) {
   EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{(base + row).softmax(1)}; }));
   // [2, 3, 4] reduced over its last two dims, and over a permuted view.
   const Tensor cube = kref::make(values({2, 3, 4}, kiln::kFloat64, 8), kiln::kFloat64);
-  // argmax over dim 1 of 3 is not over the trailing dims: it runs on tier 0.
+  // argmax over dim 1 of 3 keeps the last dim: it runs on tier 0.
   EXPECT_TRUE(tiers::tiers_agree([&] { return std::vector<Tensor>{cube.sum({1, 2}), (cube * 2).argmax(1)}; }));
   EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{cube.sum({1, 2}), (cube - 1).amin({1, 2}, true)}; }));
   EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{cube.permute({2, 0, 1}).amax({1, 2}, true)}; }));
@@ -186,9 +186,61 @@ TEST(RowReduction, InPlaceWritesAroundReductions) {
   }));
 }
 
-TEST(RowReduction, NonTrailingDimsStayOnTierZero) {
+TEST(RowReduction, ReductionsKeepingTheLastDimStayOnTierZero) {
   const Tensor x = kref::make(values({8, 20}, kiln::kFloat32, 12), kiln::kFloat32);
   EXPECT_TRUE(tiers::tiers_agree([&] { return std::vector<Tensor>{(x * 2).softmax(0), (x + 1).sum({0})}; }));
+  const std::shared_ptr<const kiln::jit::SegmentJit> s = kiln::jit::last_segment_jit();
+  ASSERT_TRUE(s != nullptr && s->planned.load());
+  for (const auto& g : s->groups) EXPECT_FALSE(g.spec.has_reduction()) << g.spec.to_string();
+}
+
+// Reductions over leading dims and the last (batch norm's over dims 0, 2
+// and 3 of [N, C, H, W]): rows over the kept dims, each walking the
+// reduced ones, in one kernel with their producers and consumers.
+TEST(RowReduction, ReductionsOverLeadingAndTrailingDimsAreRowKernels) {
+  const kref::Ref ref = values({4, 3, 5, 6}, kiln::kFloat32, 21);
+  const Tensor x = kref::make(ref, kiln::kFloat32);
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.sum({0, 2, 3}), (x * 2).amax({0, 2, 3}, true)}; }));
+  EXPECT_TRUE(matches(x.sum({0, 2, 3}), kref::reduce(ref, {0, 2, 3}, false, kref::sum_of), 1e-6));
+  EXPECT_TRUE(matches(x.amax({0, 2, 3}, true), kref::reduce(ref, {0, 2, 3}, true, kref::max_of)));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{(x - 1).mean({0, 3})}; }));
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.sum({1, 3}, true)}; }));
+  EXPECT_TRUE(matches((x - 1).mean({0, 3}), kref::reduce(kref::map(ref, [](double v) { return v - 1; }), {0, 3},
+                                                         false, kref::mean_of),
+                      1e-6));
+  const Tensor w = kref::make(values({3}, kiln::kFloat32, 22), kiln::kFloat32);
+  const Tensor b = kref::make(values({3}, kiln::kFloat32, 23), kiln::kFloat32);
+  auto batch_norm = [&] {
+    const Tensor mean = x.mean({0, 2, 3}, true);
+    const Tensor centered = x - mean;
+    const Tensor var = (centered * centered).mean({0, 2, 3}, true);
+    return std::vector<Tensor>{centered * (var + 1e-5).rsqrt() * w.reshape({1, 3, 1, 1}) + b.reshape({1, 3, 1, 1}),
+                               mean.reshape({3}), var.reshape({3})};
+  };
+  EXPECT_TRUE(one_kernel(batch_norm));
+  auto biased_var = [](const std::vector<double>& g) { return kref::var_of(g, false); };
+  EXPECT_TRUE(matches(batch_norm()[2], kref::reduce(ref, {0, 2, 3}, false, biased_var), 1e-5));
+  // A transposed input: the rows' inner loop walks its last dim with a stride.
+  EXPECT_TRUE(one_kernel([&] { return std::vector<Tensor>{x.transpose(1, 3).sum({0, 3})}; }));
+  EXPECT_TRUE(matches(x.transpose(1, 3).sum({0, 3}),
+                      kref::reduce(kref::transpose(ref, 1, 3), {0, 3}, false, kref::sum_of), 1e-6));
+}
+
+// The batch is a reduced dim of such a row kernel: a kernel compiled for
+// one batch size must not serve another.
+TEST(RowReduction, ReductionsOverTheBatchAreRightForEveryBatchSize) {
+  const tiers::Tier1Scope scope(2);  // hot at 2 runs, alone or as a shape family
+  const kiln::Stats before = kiln::stats();
+  for (int n = 1; n <= 9; ++n) {
+    const kref::Ref ref = values({n, 4, 3, 5}, kiln::kFloat32, 30 + n);
+    const Tensor x = kref::make(ref, kiln::kFloat32);
+    for (int run = 0; run < 2; ++run)
+      EXPECT_TRUE(matches((x * 2).sum({0, 2, 3}), kref::reduce(kref::map(ref, [](double v) { return 2 * v; }),
+                                                                   {0, 2, 3}, false, kref::sum_of),
+                          1e-6))
+          << n << " samples";
+  }
+  EXPECT_GE(kiln::stats().jit.group_runs_compiled - before.jit.group_runs_compiled, 9u);
 }
 
 TEST(RowReduction, EmptyAndSizeOneDims) {

@@ -1,7 +1,7 @@
 // Reductions in random programs: random dim subsets (negative too), keepdim,
 // whole-tensor forms, softmax family, max with indices, and reduced values
 // broadcast back over the tensor they came from (normalizations: what tier 1
-// fuses into one row kernel when the dims are the trailing ones).
+// fuses into one row kernel when the dims include the last one).
 #pragma once
 
 #include <cmath>
@@ -12,15 +12,18 @@
 
 namespace rprog {
 
-// x - amax(x), x / (sum |x| + 1), (x - mean) * rsqrt(var + 1) over trailing
-// dims (or over every dim); for integers x - amax(x) and x * amin(x).
+// x - amax(x), x / (sum |x| + 1), (x - mean) * rsqrt(var + 1) over the last
+// dim and any of the others (trailing dims, every dim, or batch norm's
+// kind: dims 0, 2 and 3); for integers x - amax(x) and x * amin(x).
 inline void op_row_normalize(Program& p) {
   Entry e = p.pick();
   const Shape& s = e.ref.shape;
   const int nd = static_cast<int>(s.size());
   if (nd == 0 || kref::numel(s) == 0) return;
   std::vector<std::int64_t> dims;
-  for (int d = p.rint(0, nd - 1); d < nd; ++d) dims.push_back(d);
+  for (int d = 0; d + 1 < nd; ++d)
+    if (p.rint(0, 1) == 1) dims.push_back(d);
+  dims.push_back(nd - 1);
   const Ref a = e.ref.read();
   auto F = [&](Ref r) { return p.finish(std::move(r)); };
   auto stat = [&](auto f) { return kref::reduce(a, dims, true, f); };
