@@ -53,10 +53,11 @@ struct Registry {
     return static_cast<std::size_t>(rng % residents.size());
   }
 
-  // The evictable resident with the lowest score among about sqrt(N)
-  // sampled; every resident when the sample found none. Values at the end
-  // of a long chain of evicted producers, and values awaited by a reader
-  // about to run, only when no other can go.
+  // The evictable resident with the lowest score: among those no handle
+  // refers to, if any can go; else among about sqrt(N) sampled, or every
+  // resident when the sample found none. Values at the end of a long chain
+  // of evicted producers, and values awaited by a reader about to run, only
+  // when no other can go.
   Resident* pick() {
     const std::size_t n = residents.size();
     if (n == 0) return nullptr;
@@ -78,6 +79,15 @@ struct Registry {
       }
       return !last;
     };
+    // A value no handle refers to is read again only if a value made from
+    // it is recomputed, where one the program holds will be read: under a
+    // budget of 100-110% of the residual stack's unconstrained peak (JIT),
+    // its dead matmul products (kept for the recipes of the bias adds fused
+    // after them) stayed while the policy evicted activations the backward
+    // pass then recomputed.
+    for (Resident* r : residents)
+      if (r->unreferenced()) consider(r);
+    if (best) return best;
     const std::size_t wanted = std::max<std::size_t>(8, static_cast<std::size_t>(std::sqrt(static_cast<double>(n))));
     if (n <= wanted) {
       for (Resident* r : residents) consider(r);

@@ -3,10 +3,11 @@
 //
 // A higher layer (trace/'s Storage) registers each allocated value as a
 // Resident while a budget is set. Over budget, allocate() asks make_room()
-// to free enough: it samples about sqrt(N) residents (DTR's prototype does
-// the same, so a step with thousands of live values pays microseconds),
-// scores the evictable ones with the eviction policy, evicts the lowest and
-// repeats. A value that cannot be evicted (a leaf, pinned, in use) says why,
+// to free enough: it takes the values no handle refers to first (a flag
+// read per resident), else samples about sqrt(N) residents (DTR's
+// prototype does the same, so a step with thousands of live values pays
+// microseconds), scores the evictable ones with the eviction policy,
+// evicts the lowest and repeats. A value that cannot be evicted (a leaf, pinned, in use) says why,
 // and the OOM report lists the largest such values with their reasons.
 //
 // memory/ knows nothing of ops: how a value is recomputed, and what its
@@ -71,6 +72,9 @@ class Resident {
   virtual const char* why_not_evictable() const = 0;
   /// Only for evictable residents.
   virtual Candidate candidate(std::uint64_t now) const = 0;
+  /// No handle refers to it: only the recomputation of a value made from
+  /// it may read it again (make_room evicts such values first).
+  virtual bool unreferenced() const { return false; }
   /// Frees its memory (it recomputes itself when used next); false when a
   /// use that began meanwhile keeps it.
   virtual bool evict() = 0;

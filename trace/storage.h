@@ -118,6 +118,7 @@ class Storage final : public memory::Resident {
   std::size_t resident_bytes() const override { return block_.bytes; }
   const char* why_not_evictable() const override;
   memory::Candidate candidate(std::uint64_t now) const override;
+  bool unreferenced() const override { return dead_.load(std::memory_order_relaxed); }
   bool evict() override;
   std::string what() const override;
   std::uint32_t made_at() const override;

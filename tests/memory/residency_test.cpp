@@ -22,6 +22,7 @@ struct FakeResident final : Resident {
   std::size_t resident_bytes() const override { return evicted ? 0 : bytes; }
   const char* why_not_evictable() const override { return evictable ? nullptr : "a stand-in leaf"; }
   Candidate candidate(std::uint64_t) const override { return {bytes, cost_ns, idle, evicted_producers, own_cost_ns}; }
+  bool unreferenced() const override { return no_handle; }
   bool evict() override {
     evicted = true;
     return true;
@@ -32,6 +33,7 @@ struct FakeResident final : Resident {
   double cost_ns, own_cost_ns, idle;
   bool evictable;
   std::uint32_t evicted_producers = 0;
+  bool no_handle = false;
   bool evicted = false;
 };
 
@@ -133,6 +135,29 @@ TEST_F(Residency, AValueAtTheEndOfALongChainOfEvictedProducersGoesLast) {
   plain.evictable = false;
   ASSERT_TRUE(make_room(1)) << "when nothing else can go, the chained value does";
   EXPECT_TRUE(chained.evicted);
+}
+
+// A value no handle refers to is read again only if a value made from it
+// is recomputed: it goes before any the program holds, whatever their
+// scores, and among many (where the others are sampled) too.
+TEST_F(Residency, AValueNoHandleRefersToGoesFirstUnderEveryPolicy) {
+  for (int i = 0; i < 400; ++i) add(1000, 1, 1e9);  // cheap, big and stale: first by every score
+  FakeResident& dead = add(100, 1e9, 1);
+  dead.no_handle = true;
+  FakeResident& dead_long = add(100000, 1, 1e9);  // but at the end of a long chain: last, as any
+  dead_long.no_handle = true;
+  dead_long.evicted_producers = kLongChain + 1;
+  const ResidencyStats before = residency_stats();
+  for (Policy p : {Policy::Dtr, Policy::DtrLocal, Policy::Lru, Policy::Largest}) {
+    set_policy(p);
+    dead.evicted = false;
+    ASSERT_TRUE(make_room(1));
+    EXPECT_TRUE(dead.evicted) << policy_name(p);
+    EXPECT_FALSE(dead_long.evicted) << policy_name(p);
+    std::lock_guard lock(residency_mutex());
+    add_resident(dead);
+  }
+  EXPECT_EQ(residency_stats().evictions - before.evictions, 4u) << "one value each time";
 }
 
 TEST_F(Residency, AmongManyItSamplesAndStillFindsAnEvictableValue) {
