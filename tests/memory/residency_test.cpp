@@ -46,6 +46,19 @@ class Residency : public ::testing::Test {
     add_resident(*fakes_.back());
     return *fakes_.back();
   }
+  // Under each policy, make_room(1) evicts `goes` and not `stays`; `goes`
+  // is then registered again for the next policy.
+  static void expect_under_every_policy(FakeResident& goes, const FakeResident& stays) {
+    for (Policy p : {Policy::Dtr, Policy::DtrLocal, Policy::Lru, Policy::Largest}) {
+      set_policy(p);
+      goes.evicted = false;
+      ASSERT_TRUE(make_room(1));
+      EXPECT_TRUE(goes.evicted) << policy_name(p);
+      EXPECT_FALSE(stays.evicted) << policy_name(p);
+      std::lock_guard lock(residency_mutex());
+      add_resident(goes);
+    }
+  }
   void TearDown() override {
     std::lock_guard lock(residency_mutex());
     for (auto& f : fakes_) remove_resident(*f);
@@ -121,17 +134,7 @@ TEST_F(Residency, AValueAtTheEndOfALongChainOfEvictedProducersGoesLast) {
   FakeResident& chained = add(100000, 1, 1e9);
   chained.evicted_producers = kLongChain + 1;
   FakeResident& plain = add(1000, 1e6, 10);
-  for (Policy p : {Policy::Dtr, Policy::DtrLocal, Policy::Lru, Policy::Largest}) {
-    set_policy(p);
-    plain.evicted = false;
-    ASSERT_TRUE(make_room(1));
-    EXPECT_TRUE(plain.evicted) << policy_name(p);
-    EXPECT_FALSE(chained.evicted) << policy_name(p);
-    {
-      std::lock_guard lock(residency_mutex());
-      add_resident(plain);
-    }
-  }
+  expect_under_every_policy(plain, chained);
   plain.evictable = false;
   ASSERT_TRUE(make_room(1)) << "when nothing else can go, the chained value does";
   EXPECT_TRUE(chained.evicted);
@@ -148,15 +151,7 @@ TEST_F(Residency, AValueNoHandleRefersToGoesFirstUnderEveryPolicy) {
   dead_long.no_handle = true;
   dead_long.evicted_producers = kLongChain + 1;
   const ResidencyStats before = residency_stats();
-  for (Policy p : {Policy::Dtr, Policy::DtrLocal, Policy::Lru, Policy::Largest}) {
-    set_policy(p);
-    dead.evicted = false;
-    ASSERT_TRUE(make_room(1));
-    EXPECT_TRUE(dead.evicted) << policy_name(p);
-    EXPECT_FALSE(dead_long.evicted) << policy_name(p);
-    std::lock_guard lock(residency_mutex());
-    add_resident(dead);
-  }
+  expect_under_every_policy(dead, dead_long);
   EXPECT_EQ(residency_stats().evictions - before.evictions, 4u) << "one value each time";
 }
 
