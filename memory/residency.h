@@ -7,8 +7,9 @@
 // read per resident), else samples about sqrt(N) residents (DTR's
 // prototype does the same, so a step with thousands of live values pays
 // microseconds), scores the evictable ones with the eviction policy,
-// evicts the lowest and repeats. A value that cannot be evicted (a leaf, pinned, in use) says why,
-// and the OOM report lists the largest such values with their reasons.
+// evicts the lowest and repeats. A value that cannot be evicted (a leaf,
+// pinned, in use) says why, and the OOM report lists the largest such
+// values with their reasons.
 //
 // memory/ knows nothing of ops: how a value is recomputed, and what its
 // recomputation costs, is the Resident's business.
