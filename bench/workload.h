@@ -8,10 +8,21 @@
 // Benchmark row named "<workload>/t<threads>/<impl>", run with repetitions
 // randomly interleaved with the other rows, so that a change of load hits
 // kiln and its peers alike. scripts/bench-report reads these names.
+//
+// On one thread, each peer is also timed alternated with kiln's steady
+// state in one row, "<workload>/t1/paired_<peer>": round by round, kiln's
+// calls then the peer's (or the other way, every other round), the ratio
+// taken within each round. On a machine whose speed changes for seconds at
+// a time (a VM whose neighbour wakes up: the MLP's training step went
+// 3.55 <-> 4.7 ms in phases, a fixed scalar loop timed beside it by 10-15%),
+// interleaved repetitions still leave kiln's and the peer's medians from
+// different phases, and their ratio read 0.98x to 1.36x in runs of one
+// build; the ratio of alternated rounds stayed within 1%.
 #pragma once
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -159,11 +170,12 @@ void check(Workload& w) {
 // OpenBLAS's idle threads spin for about 0.1 s after a call, TBB's briefly:
 // when the library changes from one row to the next, let the previous one's
 // threads park first, or they take the cores of the row being timed.
+bool g_last_was_kiln = true;
+void park_threads() { std::this_thread::sleep_for(std::chrono::milliseconds(200)); }
 void park_if_library_changed(const Impl& i) {
-  static bool last_was_kiln = true;
   const bool kiln = i.tier != Tier::none;
-  if (kiln != last_was_kiln) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  last_was_kiln = kiln;
+  if (kiln != g_last_was_kiln) park_threads();
+  g_last_was_kiln = kiln;
 }
 
 void run_row(benchmark::State& state, Workload& w, std::size_t k, int threads) {
@@ -196,8 +208,73 @@ void run_row(benchmark::State& state, Workload& w, std::size_t k, int threads) {
 
 constexpr int kRepetitions = 7;
 
+// Rounds of a paired row, and the least time each half of a round takes
+// (whole calls: as many as reach it).
+constexpr int kPairedRounds = 60;
+constexpr double kPairedHalfSeconds = 0.005;
+
+// Calls of `i` that take at least kPairedHalfSeconds, doubling from one.
+int calls_per_half(const Impl& i) {
+  int n = 1;
+  for (;;) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int c = 0; c < n; ++c) i.run();
+    if (since(start) >= kPairedHalfSeconds || n >= (1 << 20)) return n;
+    n *= 2;
+  }
+}
+
+// Seconds per call of `n` calls of `i`.
+double time_per_call(const Impl& i, int n) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int c = 0; c < n; ++c) i.run();
+  return since(start) / n;
+}
+
+// kiln's steady state (impls[kiln]) alternated with a peer (impls[peer]) on
+// one thread: counters kiln_ms and peer_ms (medians over the rounds) and
+// peer_over_kiln, the median of each round's peer time over kiln's (> 1:
+// kiln faster), which is what to read.
+void run_paired_row(benchmark::State& state, Workload& w, std::size_t kiln, std::size_t peer) {
+  set_threads(1);
+  if (!w.checked) check(w);
+  if (!w.failure.empty()) {
+    state.SkipWithError(("result mismatch: " + w.failure).c_str());
+    return;
+  }
+  const Impl& k = w.impls[kiln];
+  const Impl& p = w.impls[peer];
+  park_threads();  // the last row's threads, on two threads maybe
+  kiln::jit::set_enabled(true);
+  const int kiln_calls = calls_per_half(k), peer_calls = calls_per_half(p);
+  std::vector<double> kiln_s, peer_s, ratio;
+  for (auto _ : state) {
+    for (int r = 0; r < kPairedRounds; ++r) {
+      double kt, pt;
+      if (r % 2 == 0) {
+        kt = time_per_call(k, kiln_calls);
+        pt = time_per_call(p, peer_calls);
+      } else {
+        pt = time_per_call(p, peer_calls);
+        kt = time_per_call(k, kiln_calls);
+      }
+      kiln_s.push_back(kt);
+      peer_s.push_back(pt);
+      ratio.push_back(pt / kt);
+    }
+    state.SetIterationTime(median(kiln_s));
+  }
+  g_last_was_kiln = true;  // the last round ends with kiln's calls
+  state.counters["kiln_ms"] = median(kiln_s) * 1e3;
+  state.counters["peer_ms"] = median(peer_s) * 1e3;
+  state.counters["peer_over_kiln"] = median(ratio);
+  state.counters["rounds"] = static_cast<double>(ratio.size());
+}
+
 /// Registers one row per implementation and thread count. The workload is
 /// built now (its inputs exist from the start), checked at its first row.
+/// At one thread, also a paired row (run_paired_row) per peer with a result
+/// to compare (not a ceiling loop), beside kiln's steady state.
 void add_rows(std::shared_ptr<Workload> w, const std::vector<int>& threads, benchmark::TimeUnit unit) {
   for (int t : threads)
     for (std::size_t k = 0; k < w->impls.size(); ++k)
@@ -206,6 +283,19 @@ void add_rows(std::shared_ptr<Workload> w, const std::vector<int>& threads, benc
           ->Repetitions(kRepetitions)
           ->Unit(unit)
           ->UseRealTime();
+  if (std::find(threads.begin(), threads.end(), 1) == threads.end()) return;
+  std::size_t steady = w->impls.size();
+  for (std::size_t k = 0; k < w->impls.size(); ++k)
+    if (w->impls[k].name == "kiln_tier1") steady = k;
+  if (steady == w->impls.size()) return;
+  for (std::size_t k = 0; k < w->impls.size(); ++k)
+    if (w->impls[k].tier == Tier::none && w->impls[k].result)
+      benchmark::RegisterBenchmark((w->name + "/t1/paired_" + w->impls[k].name).c_str(),
+                                   [w, steady, k](benchmark::State& s) { run_paired_row(s, *w, steady, k); })
+          ->Iterations(1)
+          ->Repetitions(1)
+          ->UseManualTime()
+          ->Unit(unit);
 }
 
 /// BENCHMARK_MAIN() with the repetitions of different rows interleaved in

@@ -5,7 +5,9 @@
   scripts/bench-report.py <results-dir> --readme README.md --svg docs/bench/speedup.svg
                                                    also copies the table and the plot into the README
 
-Reads the rows named "<workload>/t<threads>/<impl>" (bench/workload.h),
+Reads the rows named "<workload>/t<threads>/<impl>" (bench/workload.h; an
+impl "paired_<peer>" is kiln's steady state alternated with that peer round
+by round, its ratio the median of the rounds' ratios),
 "steady/<loop>/<cold_cache|warm_cache>" (bench/steady_bench.cpp) and
 "train_steady/<loop>/cold_cache" (bench/training_bench.cpp): median and
 spread over the repetitions, and the ratios, each between rows of one run of
@@ -43,6 +45,7 @@ SECTIONS = [  # (workload prefix, title)
     ("infer_", "CNN inference in eval mode (per call)"),
 ]
 MARK_BEGIN, MARK_END = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
+PAIRED = "paired_"  # a paired row's impl: PAIRED + the peer's
 
 
 def base_name(name):
@@ -128,7 +131,10 @@ def ratios(groups, key):
     for impl, s in g.items():
         if impl in ("kiln_tier1", "kiln_compile") or "median_s" not in s:
             continue
-        if impl in CEILINGS:  # fraction of the ceiling: the best rate the machine reached in the run
+        if impl.startswith(PAIRED):
+            if "peer_over_kiln" in s["counters"]:
+                out[impl] = s["counters"]["peer_over_kiln"]
+        elif impl in CEILINGS:  # fraction of the ceiling: the best rate the machine reached in the run
             c = CEILINGS[impl]
             if c in s["best_counters"] and c in t1["counters"]:
                 out[impl] = t1["counters"][c] / s["best_counters"][c]
@@ -154,19 +160,20 @@ def section_table(groups, prefix):
     keys = sorted((k for k in groups if k[0].startswith(prefix)), key=lambda k: (natural(k[0]), k[1]))
     if not keys:
         return []
-    impls = []
+    impls, paired = [], []
     for k in keys:
         for i in groups[k]["impls"]:
-            if i not in impls:
-                impls.append(i)
+            if i not in impls + paired:
+                (paired if i.startswith(PAIRED) else impls).append(i)
     order = list(KILN) + list(PEER_LABEL) + list(CEILINGS)
     impls = [i for i in order if i in impls] + [i for i in impls if i not in order]
+    paired = [PAIRED + i for i in impls if PAIRED + i in paired]
     ratio_cols = []
     for k in keys:
         for i in ratios(groups, k):
             if i not in ratio_cols:
                 ratio_cols.append(i)
-    ratio_cols = [i for i in impls + ["fma_loop"] if i in ratio_cols]
+    ratio_cols = [i for i in impls + paired + ["fma_loop"] if i in ratio_cols]
     head = ["workload", "thr"] + [label(i) for i in impls] + [ratio_label(i) for i in ratio_cols]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for k in keys:
@@ -188,6 +195,8 @@ def natural(s):
 
 
 def label(impl):
+    if impl.startswith(PAIRED):
+        return label(impl[len(PAIRED):]) + ", alternated"
     return {"kiln_tier0": "kiln tier 0", "kiln_tier1": "kiln steady", "kiln_compile": "kiln::compile", "stream_triad": "STREAM triad",
             "fma_loop": "FMA peak"}.get(impl, PEER_LABEL.get(impl, impl))
 
@@ -325,7 +334,11 @@ def machine_lines(env, raw):
         f"`--benchmark_min_time={env.get('min_time', '?')}`. "
         "Speed-ups are kiln's steady state (JIT on, after compile) over the column named; > 1: kiln is faster. "
         "Fractions of a ceiling (triad, FMA peak) are of the fastest repetition of the ceiling, the most the machine gave. "
-        "Every ratio is between rows of the same run of the same program.",
+        "Every ratio is between rows of the same run of the same program. "
+        "On one thread, the columns \"vs ..., alternated\" time kiln's steady state and that peer in one row, "
+        "round by round (60 rounds, each side's calls at least 5 ms), and take the median of the rounds' ratios: "
+        "a change of the machine's speed that lasts seconds hits both sides of a round alike, where the medians "
+        "of separate rows can come from different phases.",
     ]
 
 
