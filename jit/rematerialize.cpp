@@ -1,5 +1,7 @@
 #include "jit/rematerialize.h"
 
+#include <algorithm>
+
 #include "jit/bound_node.h"
 #include "jit/kernels/kernel.h"
 
@@ -12,6 +14,28 @@ namespace kiln::jit {
 // of it (the two tiers' differential tests bound that).
 void rematerialize(trace::Storage& target, std::span<const trace::Node> nodes,
                    std::vector<std::shared_ptr<trace::Storage>>& inputs) {
+  // The inputs of later nodes are made before the first node runs (whose
+  // own inputs its BoundNode makes, before it takes the target's memory).
+  // Made by the later node itself, an evicted input (the residual add after
+  // a linear layer made in the target's memory) was recomputed with the
+  // target's bytes taken and pinned; down a chain of such values (a
+  // residual stream, each made from the one before) every level's target
+  // was held at once.
+  auto reads = [&](const trace::Node& node, const trace::Storage* s) {
+    for (int k = 0; k < node.arity; ++k)
+      if (!node.in[k].is_scalar() && node.in[k].value < inputs.size() && inputs[node.in[k].value].get() == s)
+        return true;
+    return false;
+  };
+  std::vector<trace::Storage*> read;
+  for (const trace::Node& node : nodes.subspan(1))
+    for (int k = 0; k < node.arity; ++k) {
+      if (node.in[k].is_scalar() || node.in[k].value >= inputs.size()) continue;  // the target itself
+      trace::Storage* input = inputs[node.in[k].value].get();
+      if (!reads(nodes.front(), input) && std::find(read.begin(), read.end(), input) == read.end())
+        read.push_back(input);
+    }
+  const std::vector<trace::Storage::Awaited> awaited = trace::make_inputs_resident(read);
   trace::Segment segment;
   segment.nodes.assign(nodes.begin(), nodes.end());
   segment.values.reserve(inputs.size() + 1);

@@ -328,6 +328,43 @@ TEST_F(Eviction, ALadderOfEvictedValuesDeeperThanTheBudgetIsWideComesBack) {
   EXPECT_GE(kiln::stats().recomputes - before.recomputes, 12u) << "each rung";
 }
 
+// y's recipe is two nodes: the product, then the top of a ladder of
+// evicted values added in place. The ladder comes back before the product
+// takes y's memory: walked when the add pinned its inputs, it was walked
+// with y's bytes taken (1 MiB more than the walk needs; this budget has
+// room for the walk, not for both).
+TEST_F(Eviction, ALaterNodesEvictedInputComesBackBeforeTheRecipeTakesTheValuesMemory) {
+  kiln::set_eviction_policy("lru");
+  kiln::manual_seed(8);
+  const Tensor a = kiln::randn({256, 256});
+  const Tensor b = kiln::randn({256, 1024});
+  const Tensor w = kiln::randn({256, 1024});
+  const Tensor x0 = kiln::randn({256, 1024});
+  auto ladder_and_product = [&] {
+    Tensor x = x0;
+    for (int k = 0; k < 6; ++k) {
+      const Tensor step = w * double(k + 1);  // a value of its own, not a node of the rung's recipe
+      kiln::sync();
+      x = step + x;
+      kiln::sync();
+    }
+    Tensor y = kiln::matmul(a, b);
+    y.add_(x);
+    kiln::sync();
+    return y;
+  };
+  const std::vector<float> expected = ladder_and_product().to_vector<float>();
+  budget_above_live(3 * kMiB + 3 * kMiB / 4);
+  const Tensor y = ladder_and_product();
+  {
+    const Tensor filler = kiln::ones({960, 1024});  // 3.75 MiB: room only once y and the ladder are evicted
+    kiln::sync();
+  }
+  const kiln::Stats before = kiln::stats();
+  EXPECT_EQ(y.to_vector<float>(), expected);
+  EXPECT_GE(kiln::stats().recomputes - before.recomputes, 7u) << "y and each rung";
+}
+
 // d is an intermediate of the segment (no handle) read by z, which the
 // user holds and which is evicted while d is still to be read by w. When d
 // dies after w, it stays resident: freed, z's next read would recompute d
