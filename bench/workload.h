@@ -13,8 +13,8 @@
 // state in one row, "<workload>/t1/paired_<peer>": round by round, kiln's
 // calls then the peer's (or the other way, every other round), the ratio
 // taken within each round. On a machine whose speed changes for seconds at
-// a time (a VM whose neighbour wakes up: the MLP's training step went
-// 3.55 <-> 4.7 ms in phases, a fixed scalar loop timed beside it by 10-15%),
+// a time (a shared VM: the MLP's training step went 3.55 <-> 4.7 ms in
+// phases, a fixed scalar loop timed beside it by 10-15%),
 // interleaved repetitions still leave kiln's and the peer's medians from
 // different phases, and their ratio read 0.98x to 1.36x in runs of one
 // build. Within a run the rounds' ratio stayed within 1% (1.24 over 300
