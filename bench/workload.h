@@ -181,13 +181,18 @@ void park_if_library_changed(const Impl& i) {
   g_last_was_kiln = kiln;
 }
 
-void run_row(benchmark::State& state, Workload& w, std::size_t k, int threads) {
+// Sets the threads and checks the workload at its first row; false (the
+// row skipped with the mismatch) if its results did not match.
+bool ready_to_time(benchmark::State& state, Workload& w, int threads) {
   set_threads(threads);
   if (!w.checked) check(w);
-  if (!w.failure.empty()) {
-    state.SkipWithError(("result mismatch: " + w.failure).c_str());
-    return;
-  }
+  if (w.failure.empty()) return true;
+  state.SkipWithError(("result mismatch: " + w.failure).c_str());
+  return false;
+}
+
+void run_row(benchmark::State& state, Workload& w, std::size_t k, int threads) {
+  if (!ready_to_time(state, w, threads)) return;
   const Impl& i = w.impls[k];
   park_if_library_changed(i);
   kiln::jit::set_enabled(i.tier != Tier::tier0);
@@ -216,17 +221,6 @@ constexpr int kRepetitions = 7;
 constexpr int kPairedRounds = 60;
 constexpr double kPairedHalfSeconds = 0.005;
 
-// Calls of `i` that take at least kPairedHalfSeconds, doubling from one.
-int calls_per_half(const Impl& i) {
-  int n = 1;
-  for (;;) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int c = 0; c < n; ++c) i.run();
-    if (since(start) >= kPairedHalfSeconds || n >= (1 << 20)) return n;
-    n *= 2;
-  }
-}
-
 // Seconds per call of `n` calls of `i`.
 double time_per_call(const Impl& i, int n) {
   const auto start = std::chrono::steady_clock::now();
@@ -234,17 +228,19 @@ double time_per_call(const Impl& i, int n) {
   return since(start) / n;
 }
 
+// Calls of `i` that take at least kPairedHalfSeconds, doubling from one.
+int calls_per_half(const Impl& i) {
+  int n = 1;
+  while (n < (1 << 20) && time_per_call(i, n) * n < kPairedHalfSeconds) n *= 2;
+  return n;
+}
+
 // kiln's steady state (impls[kiln]) alternated with a peer (impls[peer]) on
 // one thread: counters kiln_ms and peer_ms (medians over the rounds) and
 // peer_over_kiln, the median of each round's peer time over kiln's (> 1:
 // kiln faster), which is what to read.
 void run_paired_row(benchmark::State& state, Workload& w, std::size_t kiln, std::size_t peer) {
-  set_threads(1);
-  if (!w.checked) check(w);
-  if (!w.failure.empty()) {
-    state.SkipWithError(("result mismatch: " + w.failure).c_str());
-    return;
-  }
+  if (!ready_to_time(state, w, 1)) return;
   const Impl& k = w.impls[kiln];
   const Impl& p = w.impls[peer];
   park_threads();  // the last row's threads, on two threads maybe

@@ -21,20 +21,16 @@ void rematerialize(trace::Storage& target, std::span<const trace::Node> nodes,
   // target's bytes taken and pinned; down a chain of such values (a
   // residual stream, each made from the one before) every level's target
   // was held at once.
-  auto reads = [&](const trace::Node& node, const trace::Storage* s) {
-    for (int k = 0; k < node.arity; ++k)
-      if (!node.in[k].is_scalar() && node.in[k].value < inputs.size() && inputs[node.in[k].value].get() == s)
-        return true;
-    return false;
+  auto storage_of = [&](const trace::Operand& in) -> trace::Storage* {
+    return in.is_scalar() || in.value >= inputs.size() ? nullptr : inputs[in.value].get();  // past them: the target
   };
-  std::vector<trace::Storage*> read;
+  std::vector<trace::Storage*> first, read;
+  for (int k = 0; k < nodes.front().arity; ++k) first.push_back(storage_of(nodes.front().in[k]));
   for (const trace::Node& node : nodes.subspan(1))
-    for (int k = 0; k < node.arity; ++k) {
-      if (node.in[k].is_scalar() || node.in[k].value >= inputs.size()) continue;  // the target itself
-      trace::Storage* input = inputs[node.in[k].value].get();
-      if (!reads(nodes.front(), input) && std::find(read.begin(), read.end(), input) == read.end())
+    for (int k = 0; k < node.arity; ++k)
+      if (trace::Storage* input = storage_of(node.in[k]);
+          input && std::ranges::find(first, input) == first.end() && std::ranges::find(read, input) == read.end())
         read.push_back(input);
-    }
   const std::vector<trace::Storage::Awaited> awaited = trace::make_inputs_resident(read);
   trace::Segment segment;
   segment.nodes.assign(nodes.begin(), nodes.end());

@@ -330,9 +330,10 @@ TEST_F(Eviction, ALadderOfEvictedValuesDeeperThanTheBudgetIsWideComesBack) {
 
 // y's recipe is two nodes: the product, then the top of a ladder of
 // evicted values added in place. The ladder comes back before the product
-// takes y's memory: walked when the add pinned its inputs, it was walked
-// with y's bytes taken (1 MiB more than the walk needs; this budget has
-// room for the walk, not for both).
+// takes y's memory (1 MiB): walked when the add pinned its inputs, it was
+// walked with y's bytes taken. Measured above what is live: this order
+// needs 3.5 MiB (3.25 runs out), the other ran out up to 3.9 and needed 4;
+// the budget is between.
 TEST_F(Eviction, ALaterNodesEvictedInputComesBackBeforeTheRecipeTakesTheValuesMemory) {
   kiln::set_eviction_policy("lru");
   kiln::manual_seed(8);
